@@ -1,0 +1,115 @@
+package caveat
+
+import (
+	"bytes"
+
+	"github.com/tickettool/tickettool/internal/strictcbor"
+)
+
+// The CBOR value of each kind, as it appears as the value of the kind's
+// entry in a block's caveat map (the token package writes the map):
+//
+//	tools, ops, paths, hosts, aud   [+ tstr]          sorted bytewise, unique
+//	calls, depth                    uint
+//	until, nbf                      uint              unix seconds
+//	cost, total                     [uint, tstr]      [micros, currency]
+//	intent                          tstr
+//	holder                          bstr .size 32
+//
+// All in RFC 8949 §4.2.1 core deterministic encoding.
+
+// amountValue is the CBOR form of an Amount.
+type amountValue struct {
+	_        struct{} `cbor:",toarray"`
+	Micros   uint64
+	Currency string
+}
+
+// MarshalValue returns the deterministic CBOR encoding of c's value. It
+// refuses (ErrSyntax) a caveat that is not valid, so it never writes a
+// value DecodeValue would refuse. For an unknown kind it returns a copy of
+// Raw, which must be one canonical CBOR item.
+func (c Caveat) MarshalValue() ([]byte, error) {
+	if why := c.problem(); why != "" {
+		return nil, syntaxErr(c.Kind, "%s", why)
+	}
+	return c.encode()
+}
+
+// encode encodes a caveat already known to be valid.
+func (c Caveat) encode() ([]byte, error) {
+	var v any
+	switch c.Kind {
+	case Tools, Ops, Paths, Hosts, Audience:
+		v = c.List
+	case Calls, Depth:
+		v = c.N
+	case Until, NotBefore:
+		v = uint64(c.Time)
+	case Cost, Total:
+		v = amountValue{Micros: c.Amount.Micros, Currency: c.Amount.Currency}
+	case Intent:
+		v = c.Text
+	case Holder:
+		v = c.Bytes
+	default:
+		return bytes.Clone(c.Raw), nil
+	}
+	b, err := strictcbor.Marshal(v)
+	if err != nil {
+		return nil, syntaxErr(c.Kind, "cannot encode: %v", err)
+	}
+	return b, nil
+}
+
+// DecodeValue decodes the CBOR value raw of a caveat of kind k, strictly:
+// raw must be one canonical item (strictcbor, TicketLimits) of the kind's
+// shape, every rule of the kind must hold (sorted unique lists, entry
+// syntax, lowercase hosts, trailing "/" on paths, ranges), and re-encoding
+// the result must give raw byte for byte. Every error wraps ErrSyntax.
+//
+// A kind that is not known decodes into Caveat{Kind: k, Raw: a copy of
+// raw} with a nil error, once raw is checked to be one canonical item, so
+// the ticket that carries it re-encodes identically; Check refuses it.
+// The result never aliases raw.
+func DecodeValue(k Kind, raw []byte) (Caveat, error) {
+	c := Caveat{Kind: k}
+	var err error
+	switch k {
+	case Tools, Ops, Paths, Hosts, Audience:
+		err = strictcbor.Unmarshal(raw, &c.List, strictcbor.TicketLimits)
+	case Calls, Depth:
+		err = strictcbor.Unmarshal(raw, &c.N, strictcbor.TicketLimits)
+	case Until, NotBefore:
+		var t uint64
+		err = strictcbor.Unmarshal(raw, &t, strictcbor.TicketLimits)
+		if err == nil && t > uint64(maxTime) {
+			return Caveat{}, syntaxErr(k, "time is after 9999-12-31T23:59:59Z")
+		}
+		c.Time = int64(t)
+	case Cost, Total:
+		var a amountValue
+		err = strictcbor.Unmarshal(raw, &a, strictcbor.TicketLimits)
+		c.Amount = Amount{Micros: a.Micros, Currency: a.Currency}
+	case Intent:
+		err = strictcbor.Unmarshal(raw, &c.Text, strictcbor.TicketLimits)
+	case Holder:
+		err = strictcbor.Unmarshal(raw, &c.Bytes, strictcbor.TicketLimits)
+	default:
+		if err := strictcbor.Check(raw, strictcbor.TicketLimits); err != nil {
+			return Caveat{}, syntaxErr(k, "%s: value: %v", k, err)
+		}
+		return Caveat{Kind: k, Raw: bytes.Clone(raw)}, nil
+	}
+	if err != nil {
+		return Caveat{}, syntaxErr(k, "value: %v", err)
+	}
+	if why := c.problem(); why != "" {
+		return Caveat{}, syntaxErr(k, "%s", why)
+	}
+	enc, err := c.encode()
+	if err != nil || !bytes.Equal(enc, raw) {
+		return Caveat{}, syntaxErr(k, "value is not in canonical form")
+	}
+	return c, nil
+}

@@ -1,0 +1,156 @@
+package caveat_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/tickettool/tickettool/caveat"
+)
+
+// TestGoldenValues pins the CBOR value of one caveat of every kind. The
+// hex was written by hand from the format: change the code, not the bytes.
+func TestGoldenValues(t *testing.T) {
+	for _, tc := range []struct{ text, hex string }{
+		{"tools=read_file,workspace/write_file", "82" + "69" + hex.EncodeToString([]byte("read_file")) + "74" + hex.EncodeToString([]byte("workspace/write_file"))},
+		{"ops=invoke,delegate", "826864656c656761746566696e766f6b65"},
+		{"paths=src/discount,/srv/app", "82692f7372762f6170702f6d7372632f646973636f756e742f"},
+		{"hosts=api.example.com,*.example.org", "826d2a2e6578616d706c652e6f72676f6170692e6578616d706c652e636f6d"},
+		{"calls=5", "05"},
+		{"calls=24", "1818"},
+		{"until=2026-11-30T03:20:00Z", "1a6b0ceb60"},
+		{"nbf=2026-01-01T00:00:00Z", "1a6955b900"},
+		{"until=0", "00"},
+		{"aud=workspace", "8169776f726b7370616365"},
+		{"cost=0.50USD", "821a0007a12063555344"},
+		{"total=5EUR", "821a004c4b4063455552"},
+		{"depth=0", "00"},
+		{"depth=2", "02"},
+		{`intent="upgrade pricing deps"`, "74757067726164652070726963696e672064657073"},
+		{"holder=" + jkt, "5820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"},
+	} {
+		c := mustParse(t, tc.text)
+		got, err := c.MarshalValue()
+		if err != nil {
+			t.Errorf("%s: MarshalValue: %v", tc.text, err)
+			continue
+		}
+		if hex.EncodeToString(got) != tc.hex {
+			t.Errorf("%s: MarshalValue = %x, want %s", tc.text, got, tc.hex)
+		}
+		raw, _ := hex.DecodeString(tc.hex)
+		d, err := caveat.DecodeValue(c.Kind, raw)
+		if err != nil || !d.Equal(c) {
+			t.Errorf("%s: DecodeValue = %+v, %v", tc.text, d, err)
+		}
+	}
+}
+
+func TestDecodeValueRefused(t *testing.T) {
+	tstr := func(s string) string { return hex.EncodeToString(append([]byte{0x60 | byte(len(s))}, s...)) }
+	for _, tc := range []struct {
+		k   caveat.Kind
+		hex string
+		why string
+	}{
+		{caveat.Tools, "", "empty"},
+		{caveat.Tools, "80", "empty list"},
+		{caveat.Tools, "82" + tstr("b") + tstr("a"), "unsorted"},
+		{caveat.Tools, "82" + tstr("a") + tstr("a"), "duplicate"},
+		{caveat.Tools, "9f" + tstr("a") + "ff", "indefinite length"},
+		{caveat.Tools, tstr("a"), "a string, not a list"},
+		{caveat.Tools, "8101", "an int in the list"},
+		{caveat.Tools, "81" + tstr("a b"), "bad tool syntax"},
+		{caveat.Tools, "81" + "7800", "non-shortest length"},
+		{caveat.Tools, "81" + tstr("a") + "00", "trailing bytes"},
+		{caveat.Tools, "8141" + "61", "byte string entry"},
+		{caveat.Ops, "81" + tstr("Invoke"), "uppercase op"},
+		{caveat.Paths, "81" + tstr("src"), "missing trailing slash"},
+		{caveat.Paths, "81" + tstr("src/../x/"), "dot-dot"},
+		{caveat.Paths, "81" + tstr("a,b/"), "comma"},
+		{caveat.Hosts, "81" + tstr("API.example.com"), "uppercase host"},
+		{caveat.Hosts, "81" + tstr("*.com"), "wildcard too wide"},
+		{caveat.Hosts, "81" + tstr("a.com."), "trailing dot"},
+		{caveat.Audience, "81" + tstr("a b"), "bad audience"},
+		{caveat.Calls, "00", "zero calls"},
+		{caveat.Calls, "1805", "non-shortest int"},
+		{caveat.Calls, "20", "negative"},
+		{caveat.Calls, "f5", "bool"},
+		{caveat.Calls, "f97c00", "float"},
+		{caveat.Calls, "c105", "tag"},
+		{caveat.Depth, "6130", "string"},
+		{caveat.Until, "1b0000003afff44180", "past 9999"},
+		{caveat.Until, "1bffffffffffffffff", "past int64"},
+		{caveat.NotBefore, "20", "negative time"},
+		{caveat.Cost, "821a0007a12063757364", "lowercase currency"},
+		{caveat.Cost, "821a0007a120625553", "two-letter currency"},
+		{caveat.Cost, "811a0007a120", "missing currency"},
+		{caveat.Cost, "831a0007a1206355534400", "extra element"},
+		{caveat.Cost, "82635553441a0007a120", "swapped"},
+		{caveat.Total, "a2000101635553" + "44", "map"},
+		{caveat.Intent, "60", "empty intent"},
+		{caveat.Intent, "620a61", "control character"},
+		{caveat.Intent, "4161", "byte string"},
+		{caveat.Intent, "61ff", "invalid UTF-8"},
+		{caveat.Holder, "581f" + strings.Repeat("00", 31), "31 bytes"},
+		{caveat.Holder, "5821" + strings.Repeat("00", 33), "33 bytes"},
+		{caveat.Holder, "7820" + strings.Repeat("61", 32), "text string"},
+		{caveat.Holder, "40", "empty"},
+		{42, "", "unknown kind, empty"},
+		{42, "1805", "unknown kind, non-canonical"},
+		{42, "0505", "unknown kind, two items"},
+	} {
+		raw, err := hex.DecodeString(tc.hex)
+		if err != nil {
+			t.Fatal(tc.why, err)
+		}
+		c, err := caveat.DecodeValue(tc.k, raw)
+		if err == nil {
+			t.Errorf("%v %s (%s): accepted as %+v", tc.k, tc.hex, tc.why, c)
+			continue
+		}
+		wantErr(t, tc.why, err, caveat.ErrSyntax)
+	}
+}
+
+func TestUnknownKindRaw(t *testing.T) {
+	raw := []byte{0xa2, 0x01, 0x02, 0x03, 0x61, 0x78} // {1: 2, 3: "x"}
+	c, err := caveat.DecodeValue(42, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Kind != 42 || !bytes.Equal(c.Raw, raw) {
+		t.Fatalf("DecodeValue(42) = %+v", c)
+	}
+	raw[1] = 0x00 // the caveat must not alias the input
+	if c.Raw[1] != 0x01 {
+		t.Fatal("DecodeValue kept the caller's slice")
+	}
+	enc, err := c.MarshalValue()
+	if err != nil || !bytes.Equal(enc, c.Raw) {
+		t.Fatalf("MarshalValue = %x, %v", enc, err)
+	}
+	wantErr(t, "Check unknown kind", c.Check(&caveat.Request{}, now, 0), caveat.ErrRefused)
+}
+
+func TestMarshalValueRefusesInvalid(t *testing.T) {
+	for name, c := range map[string]caveat.Caveat{
+		"unsorted":         {Kind: caveat.Tools, List: []string{"b", "a"}},
+		"empty list":       {Kind: caveat.Tools},
+		"stray field":      {Kind: caveat.Tools, List: []string{"a"}, N: 1},
+		"stray raw":        {Kind: caveat.Calls, N: 1, Raw: []byte{1}},
+		"path no slash":    {Kind: caveat.Paths, List: []string{"src"}},
+		"upper host":       {Kind: caveat.Hosts, List: []string{"A.com"}},
+		"calls 0":          {Kind: caveat.Calls},
+		"negative time":    {Kind: caveat.Until, Time: -1},
+		"bad currency":     {Kind: caveat.Cost, Amount: caveat.Amount{Micros: 1, Currency: "US"}},
+		"short holder":     {Kind: caveat.Holder, Bytes: make([]byte, 31)},
+		"unknown, no raw":  {Kind: 42},
+		"unknown, bad raw": {Kind: 42, Raw: []byte{0x18, 0x01}},
+		"kind 0, no raw":   {},
+	} {
+		_, err := c.MarshalValue()
+		wantErr(t, name, err, caveat.ErrSyntax)
+	}
+}

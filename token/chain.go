@@ -1,0 +1,88 @@
+package token
+
+import (
+	"crypto/ed25519"
+)
+
+// Chain is what VerifyChain vouches for: the blocks of a ticket whose every
+// tag or signature (and seal) verified under the root key.
+type Chain struct {
+	Blocks   []Block   // verified blocks, block 0 first
+	IDs      []BlockID // the id of each block (revocation and budget keys)
+	FamilyID []byte    // block 0's ticket id, shared by every descendant
+	Sealed   bool
+}
+
+// TicketID returns the id of the whole ticket: the id of its last block.
+func (c *Chain) TicketID() BlockID { return c.IDs[len(c.IDs)-1] }
+
+// VerifyChain checks the ticket's chain under key: the key must have the id
+// and mode block 0 names (else ErrKeyMismatch), and every tag or signature,
+// and the seal if any, must verify (else ErrChain). HMAC tags are compared
+// in constant time. The error never reveals a tag or key.
+func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
+	if key == nil {
+		return Chain{}, &Error{Block: -1, Reason: "no key", Err: ErrKeyMismatch}
+	}
+	b0 := &t.blocks[0]
+	if key.id != b0.KeyID {
+		return Chain{}, &Error{Block: 0, Reason: "ticket names another key id", Err: ErrKeyMismatch}
+	}
+	if key.mode != b0.Mode {
+		return Chain{}, &Error{Block: 0, Reason: "ticket is " + b0.Mode.String() + " but the key is " + key.mode.String(), Err: ErrKeyMismatch}
+	}
+	c := Chain{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	if key.mode == ModeHMAC {
+		return c, t.verifyHMAC(key.hmac, c.IDs)
+	}
+	return c, t.verifyEd25519(key.ed, c.IDs)
+}
+
+func (t *Ticket) verifyHMAC(root []byte, ids []BlockID) error {
+	m := getMAC()
+	defer putMAC(m)
+	k := m.tag(root, labelHMACKey, t.blocks[0].TicketID, nil)
+	for i := range t.blocks {
+		k = m.tag(k[:], labelHMACBlock, t.blocks[i].raw, nil)
+		ids[i] = blockID(k[:])
+	}
+	want, got := k[:], t.tail
+	if t.seal != nil {
+		s := m.tag(k[:], labelHMACSeal, nil, nil)
+		want, got = s[:], t.seal
+	}
+	if !equalTag(want, got) {
+		return &Error{Block: -1, Reason: "hmac tag does not verify", Err: ErrChain}
+	}
+	return nil
+}
+
+func (t *Ticket) verifyEd25519(root ed25519.PublicKey, ids []BlockID) error {
+	var buf [1024]byte
+	msg := buf[:0]
+	pub := root
+	var prev []byte
+	for i := range t.blocks {
+		msg = append(append(append(msg[:0], labelEdBlock...), prev...), t.blocks[i].raw...)
+		if !ed25519.Verify(pub, msg, t.sigs[i]) {
+			return &Error{Block: i, Reason: "signature does not verify", Err: ErrChain}
+		}
+		ids[i] = blockID(t.sigs[i])
+		prev, pub = t.sigs[i], t.blocks[i].NextKey
+	}
+	if t.seal != nil {
+		msg = append(append(msg[:0], labelEdSeal...), prev...)
+		if !ed25519.Verify(pub, msg, t.seal) {
+			return &Error{Block: -1, Reason: "seal signature does not verify", Err: ErrChain}
+		}
+		return nil
+	}
+	// The tail must be the private key of the last block's next key: it is
+	// the proof that the ticket ends where its holder received it. Without
+	// this check, dropping the last blocks (and so their caveats) would leave
+	// a chain of valid signatures.
+	if !ed25519.NewKeyFromSeed(t.tail).Public().(ed25519.PublicKey).Equal(pub) {
+		return &Error{Block: -1, Reason: "next private key does not match the last block", Err: ErrChain}
+	}
+	return nil
+}

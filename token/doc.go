@@ -1,0 +1,32 @@
+// Package token is the ticket format: blocks of caveats chained either by
+// HMAC-SHA256 (RFC 2104; the verifier holds a secret) or by Ed25519
+// (RFC 8032; the verifier holds only a public key), encoded as
+// deterministic CBOR (RFC 8949 §4.2.1) and carried as text.
+//
+// The exact bytes are specified in spec/FORMAT.md; this package follows
+// it. In short:
+//
+//   - A ticket is a CBOR map holding its blocks, each as a byte string of
+//     the block's exact encoding, so signatures and tags cover exactly the
+//     bytes that travel and nothing is ever re-encoded to be checked.
+//   - Block 0 names the chaining mode, the root key id and a random 16-byte
+//     ticket id; every block carries a map of caveats (package caveat).
+//   - HMAC mode: tag0 = HMAC(K, label‖block0) with K derived from the root
+//     key and the ticket id; tag_i = HMAC(tag_{i-1}, label‖block_i). The
+//     ticket carries the last tag, which lets its holder append.
+//   - Ed25519 mode: each block names a fresh next public key; block i is
+//     signed by the private key of block i-1's next key, over the previous
+//     signature and the block. The ticket carries the last next private
+//     key, which lets its holder append.
+//   - Seal replaces the appending secret with a final tag or signature, after
+//     which nothing can be appended.
+//
+// Decoding is strict: every input has at most one accepted encoding, and
+// anything else is ErrMalformed. Nothing read from a ticket before its chain
+// is checked by a verifier can be trusted; accessors that return such data
+// are named Unverified….
+//
+// Checking a ticket against a request is the job of package verify; this
+// package checks only the chain (VerifyChain) and the narrowing of caveats
+// when appending (Attenuate).
+package token

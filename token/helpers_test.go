@@ -1,0 +1,125 @@
+package token_test
+
+import (
+	"crypto/ed25519"
+
+	"github.com/fxamacker/cbor/v2"
+	"testing"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/token"
+)
+
+// t0 is the fixed "now" of these tests.
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func hmacKey(t testing.TB, id string) *token.SigningKey {
+	t.Helper()
+	k, err := token.GenerateKey(id, token.ModeHMAC, detrand.New("hmac root "+id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func edKey(t testing.TB, id string) *token.SigningKey {
+	t.Helper()
+	k, err := token.GenerateKey(id, token.ModeEd25519, detrand.New("ed25519 root "+id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func cavs(t testing.TB, texts ...string) []caveat.Caveat {
+	t.Helper()
+	cs, err := caveat.ParseAll(texts, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func opts(seed string) *token.Options { return &token.Options{Rand: detrand.New(seed)} }
+
+// chainOf mints a ticket with key and appends one block per element of
+// blocks (each a list of caveat texts); blocks[0] is block 0.
+func chainOf(t testing.TB, key *token.SigningKey, blocks ...[]string) *token.Ticket {
+	t.Helper()
+	tk, err := token.Mint(key, cavs(t, blocks[0]...), opts("mint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range blocks[1:] {
+		if tk, err = tk.Attenuate(cavs(t, b...), opts("attenuate"+string(rune('a'+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tk
+}
+
+var scenario = [][]string{
+	{"tools=read_file,write_file", "ops=delegate,invoke", "paths=src/", "until=2026-11-30T13:00:00Z", `intent=upgrade pricing deps`},
+	{"tools=read_file", "paths=src/discount/"},
+	{"until=2026-11-30T12:30:00Z", "ops=invoke"},
+}
+
+func bothKeys(t testing.TB) map[string]*token.SigningKey {
+	return map[string]*token.SigningKey{"hmac": hmacKey(t, "root-h"), "ed25519": edKey(t, "root-e")}
+}
+
+var _ = ed25519.PublicKeySize
+
+// wire mirrors the ticket envelope (spec/FORMAT.md §2) so tests can build
+// forgeries the package itself would never write.
+type wire struct {
+	V uint64   `cbor:"1,keyasint"`
+	B [][]byte `cbor:"2,keyasint"`
+	S [][]byte `cbor:"3,keyasint,omitempty"`
+	T []byte   `cbor:"4,keyasint,omitempty"`
+	Z []byte   `cbor:"5,keyasint,omitempty"`
+}
+
+func unwire(t testing.TB, tk *token.Ticket) wire {
+	t.Helper()
+	var w wire
+	if err := cbor.Unmarshal(tk.Encode(), &w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// rebuild assembles a ticket from orig's tail with the given blocks; in
+// Ed25519 mode each block keeps the signature it had in the ticket it came
+// from (the attacker's best attempt). It returns nil when the result does not
+// even decode.
+func rebuild(t testing.TB, orig *token.Ticket, blocks [][]byte, donors ...*token.Ticket) *token.Ticket {
+	t.Helper()
+	w := unwire(t, orig)
+	if len(w.S) > 0 {
+		sigOf := map[string][]byte{}
+		for _, d := range append([]*token.Ticket{orig}, donors...) {
+			dw := unwire(t, d)
+			for i, b := range dw.B {
+				sigOf[string(b)] = dw.S[i]
+			}
+		}
+		w.S = nil
+		for _, b := range blocks {
+			w.S = append(w.S, sigOf[string(b)])
+		}
+	}
+	w.B = blocks
+	em, _ := cbor.CoreDetEncOptions().EncMode()
+	data, err := em.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := token.Decode(data)
+	if err != nil {
+		return nil
+	}
+	return tk
+}

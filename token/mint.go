@@ -1,0 +1,203 @@
+package token
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/tickettool/tickettool/caveat"
+)
+
+// Options are the knobs of Mint and Attenuate.
+type Options struct {
+	// Rand supplies the ticket id and Ed25519 next keys; nil means
+	// crypto/rand. Set it only for reproducible test vectors.
+	Rand io.Reader
+}
+
+func randOrDefault(r io.Reader) io.Reader {
+	if r == nil {
+		return rand.Reader
+	}
+	return r
+}
+
+func (o *Options) rand() io.Reader {
+	if o == nil {
+		return rand.Reader
+	}
+	return randOrDefault(o.Rand)
+}
+
+// Mint makes a new ticket under root key with the given caveats as block 0.
+// Caveats are validated (package caveat's rules for block 0, at most one per
+// kind) and stored in kind order.
+func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
+	if key == nil {
+		return nil, fmt.Errorf("token: mint: no key")
+	}
+	var scope caveat.Scope
+	cs, err := addBlock(&scope, 0, caveats)
+	if err != nil {
+		return nil, err
+	}
+	r := opts.rand()
+	b := Block{Mode: key.mode, KeyID: key.id, TicketID: make([]byte, TicketIDBytes), Caveats: cs}
+	if _, err := io.ReadFull(r, b.TicketID); err != nil {
+		return nil, fmt.Errorf("token: mint: reading randomness: %w", err)
+	}
+	t := &Ticket{}
+	switch key.mode {
+	case ModeHMAC:
+		if err := encodeBlock(&b); err != nil {
+			return nil, fmt.Errorf("token: mint: %w", err)
+		}
+		m := getMAC()
+		k := m.tag(key.hmac, labelHMACKey, b.TicketID, nil)
+		tag := m.tag(k[:], labelHMACBlock, b.raw, nil)
+		putMAC(m)
+		t.tail = tag[:]
+	case ModeEd25519:
+		seed, err := newNextKey(r, &b)
+		if err != nil {
+			return nil, err
+		}
+		sig := ed25519.Sign(key.ed, edBlockMessage(nil, b.raw))
+		t.sigs, t.tail = [][]byte{sig}, seed
+	}
+	t.blocks = []Block{b}
+	return withText(t), nil
+}
+
+// newNextKey draws a fresh Ed25519 key, sets it as b's next key, encodes b
+// and returns the seed the ticket carries.
+func newNextKey(r io.Reader, b *Block) ([]byte, error) {
+	seed := make([]byte, ed25519.SeedSize)
+	if _, err := io.ReadFull(r, seed); err != nil {
+		return nil, fmt.Errorf("token: reading randomness: %w", err)
+	}
+	b.NextKey = ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+	if err := encodeBlock(b); err != nil {
+		return nil, fmt.Errorf("token: %w", err)
+	}
+	return seed, nil
+}
+
+func edBlockMessage(prev, raw []byte) []byte {
+	return append(append(append(make([]byte, 0, len(labelEdBlock)+len(prev)+len(raw)), labelEdBlock...), prev...), raw...)
+}
+
+// addBlock checks and records the caveats of block i in scope and returns
+// them sorted by kind.
+func addBlock(scope *caveat.Scope, i int, caveats []caveat.Caveat) ([]caveat.Caveat, error) {
+	if len(caveats) > MaxCaveatsPerBlock {
+		return nil, &Error{Block: i, Reason: fmt.Sprintf("more than %d caveats", MaxCaveatsPerBlock), Err: ErrWiden}
+	}
+	cs := slices.Clone(caveats)
+	slices.SortStableFunc(cs, func(a, b caveat.Caveat) int { return int(a.Kind) - int(b.Kind) })
+	for j, c := range cs {
+		if j > 0 && cs[j-1].Kind == c.Kind {
+			return nil, &Error{Block: i, Kind: c.Kind, Reason: "appears twice in one block", Err: ErrWiden}
+		}
+		if !c.Kind.Known() {
+			return nil, &Error{Block: i, Kind: c.Kind, Reason: "unknown kind cannot be minted", Err: ErrWiden}
+		}
+		if err := scope.Add(i, c); err != nil {
+			return nil, fromCaveat(i, err, ErrWiden)
+		}
+	}
+	return cs, nil
+}
+
+// Scope replays the ticket's blocks into a caveat scope, as a verifier would
+// (without checking the chain): the effective constraint after the last
+// block. It fails if a block does not narrow what came before.
+func (t *Ticket) UnverifiedScope() (caveat.Scope, error) {
+	var s caveat.Scope
+	for i := range t.blocks {
+		if i > 0 {
+			if err := s.CanAppend(i); err != nil {
+				return s, fromCaveat(i, err, ErrWiden)
+			}
+		}
+		for _, c := range t.blocks[i].Caveats {
+			if err := s.Add(i, c); err != nil {
+				return s, fromCaveat(i, err, ErrWiden)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Attenuate returns a new ticket with one more block holding caveats. It
+// refuses up front (ErrWiden, naming the block and caveat) anything that is
+// not at least as strict as the ticket's effective constraint, and any
+// append after a block whose ops lack delegate or past a depth limit; it
+// refuses a sealed ticket (ErrSealed). t is unchanged.
+func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
+	if t.seal != nil {
+		return nil, &Error{Block: -1, Reason: "cannot append", Err: ErrSealed}
+	}
+	n := len(t.blocks)
+	if n >= MaxBlocks {
+		return nil, &Error{Block: n, Reason: fmt.Sprintf("a ticket has at most %d blocks", MaxBlocks), Err: ErrWiden}
+	}
+	scope, err := t.UnverifiedScope()
+	if err != nil {
+		return nil, err
+	}
+	if err := scope.CanAppend(n); err != nil {
+		return nil, fromCaveat(n, err, ErrWiden)
+	}
+	cs, err := addBlock(&scope, n, caveats)
+	if err != nil {
+		return nil, err
+	}
+	b := Block{Caveats: cs}
+	nt := &Ticket{blocks: append(slices.Clip(t.blocks), b)}
+	switch t.blocks[0].Mode {
+	case ModeHMAC:
+		if err := encodeBlock(&b); err != nil {
+			return nil, fmt.Errorf("token: attenuate: %w", err)
+		}
+		tag := hmacAppend(t.tail, b.raw)
+		nt.tail = tag[:]
+	case ModeEd25519:
+		seed, err := newNextKey(opts.rand(), &b)
+		if err != nil {
+			return nil, err
+		}
+		cur := ed25519.NewKeyFromSeed(t.tail)
+		sig := ed25519.Sign(cur, edBlockMessage(t.sigs[n-1], b.raw))
+		nt.sigs, nt.tail = append(slices.Clip(t.sigs), sig), seed
+	}
+	nt.blocks[n] = b
+	return withText(nt), nil
+}
+
+// Seal returns a sealed copy of t: the appending secret is replaced by a
+// final tag (HMAC) or signature (Ed25519), so nothing more can be appended
+// by anyone. Sealing a sealed ticket is ErrSealed.
+func (t *Ticket) Seal() (*Ticket, error) {
+	if t.seal != nil {
+		return nil, &Error{Block: -1, Reason: "already sealed", Err: ErrSealed}
+	}
+	nt := &Ticket{blocks: t.blocks, sigs: t.sigs}
+	switch t.blocks[0].Mode {
+	case ModeHMAC:
+		s := hmacSeal(t.tail)
+		nt.seal = s[:]
+	case ModeEd25519:
+		cur := ed25519.NewKeyFromSeed(t.tail)
+		msg := append([]byte(labelEdSeal), t.sigs[len(t.sigs)-1]...)
+		nt.seal = ed25519.Sign(cur, msg)
+	}
+	return withText(nt), nil
+}
+
+func withText(t *Ticket) *Ticket {
+	t.text = Prefix + b64.EncodeToString(t.Encode())
+	return t
+}

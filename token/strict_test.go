@@ -1,0 +1,151 @@
+package token_test
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tickettool/tickettool/token"
+)
+
+// Pieces of goldenHMAC (spec/FORMAT.md §2, §3), for building variants.
+const (
+	gB0  = "a401010266726f6f742d6803500d884587627bffe91c89a5d17452218804a2018169726561645f66696c65061a6b0d7350"
+	gB1  = "a104a10381647372632f"
+	gID  = "0d884587627bffe91c89a5d174522188"
+	gTag = "81d25a8aa35e2462ca17c2ba73739ceeb8efacceead8a941b7603000fccc06c8"
+)
+
+// bstr wraps hex-encoded bytes in a CBOR byte string head.
+func bstr(h string) string {
+	n := len(h) / 2
+	switch {
+	case n < 24:
+		return fmt.Sprintf("%02x", 0x40+n) + h
+	case n < 256:
+		return fmt.Sprintf("58%02x", n) + h
+	}
+	return fmt.Sprintf("59%04x", n) + h
+}
+
+func env(blocks ...string) string {
+	s := fmt.Sprintf("a3010102%02x", 0x80+len(blocks))
+	for _, b := range blocks {
+		s += bstr(b)
+	}
+	return s + "045820" + gTag
+}
+
+// TestStrictDecoding: every class of non-canonical or unknown input that
+// spec/FORMAT.md §1 names is refused with ErrMalformed, at the envelope and
+// inside a block.
+func TestStrictDecoding(t *testing.T) {
+	valid := env(gB0, gB1)
+	if valid != goldenHMAC {
+		t.Fatalf("test pieces out of date:\n%s\n%s", valid, goldenHMAC)
+	}
+	if _, err := token.Decode(mustHex(t, valid)); err != nil {
+		t.Fatalf("valid: %v", err)
+	}
+	rest := strings.TrimPrefix(valid, "a3010102")
+	cases := map[string]string{
+		"trailing byte":                   valid + "00",
+		"non-shortest version":            "a301180102" + rest,
+		"indefinite blocks array":         "a30101029f" + bstr(gB0) + bstr(gB1) + "ff045820" + gTag,
+		"unsorted envelope keys":          "a30282" + bstr(gB0) + bstr(gB1) + "0101045820" + gTag,
+		"duplicate envelope key":          "a401010101" + strings.TrimPrefix(valid, "a30101"),
+		"tagged block":                    "a3010102 82 d818" + bstr(gB0) + bstr(gB1) + "045820" + gTag,
+		"float version":                   "a301f93c0002" + rest,
+		"unknown envelope field":          "a4" + strings.TrimPrefix(valid, "a3") + "0600",
+		"missing version":                 "a202" + strings.TrimPrefix(rest, ""),
+		"version 2":                       "a3010202" + rest,
+		"empty tail":                      "a3010102" + strings.TrimSuffix(rest, "5820"+gTag) + "40",
+		"tail and seal":                   "a4" + strings.TrimPrefix(valid, "a3") + "055820" + gTag,
+		"signatures in hmac mode":         "a4010102" + strings.TrimSuffix(rest, "045820"+gTag) + "0381" + bstr(strings.Repeat("00", 64)) + "045820" + gTag,
+		"no blocks":                       "a301010280045820" + gTag,
+		"block: non-shortest mode":        env("a40118010266"+strings.TrimPrefix(gB0, "a401010266"), gB1),
+		"block: unknown field":            env(gB0, "a204a10381647372632f0600"),
+		"block: unsorted caveat keys":     env("a401010266726f6f742d6803500d884587627bffe91c89a5d17452218804a2061a6b0d7350018169726561645f66696c65", gB1),
+		"block: kind 0":                   env(gB0, "a104a10081647372632f"),
+		"block: unsorted list":            env(gB0, "a104a103826473726b2f647372632f"),
+		"block: mode in block 1":          env(gB0, "a20101"+strings.TrimPrefix(gB1, "a1")),
+		"block: missing caveat map":       env(gB0, "a0"),
+		"block: path without slash":       env(gB0, "a104a1038163737263"),
+		"block: uppercase host":           env(gB0, "a104a104816b4558414d504c452e434f4d"),
+		"block: short ticket id":          env(strings.Replace(gB0, "0350"+gID, "034f"+gID[:30], 1), gB1),
+		"block: ed25519 next key in hmac": env(gB0, "a204a10381647372632f05"+bstr(strings.Repeat("00", 32))),
+		"block 0 without key id":          env("a30101035"+strings.TrimPrefix(gB0, "a401010266726f6f742d68035"), gB1),
+	}
+	for name, h := range cases {
+		_, err := token.Decode(mustHex(t, strings.ReplaceAll(h, " ", "")))
+		var te *token.Error
+		t.Logf("%s: %v", name, err)
+		if !errors.Is(err, token.ErrMalformed) || !errors.As(err, &te) {
+			t.Errorf("%s: got %v, want ErrMalformed", name, err)
+		}
+	}
+}
+
+func TestDecodeLimits(t *testing.T) {
+	blocks := make([]string, token.MaxBlocks+1)
+	for i := range blocks {
+		blocks[i] = gB1
+	}
+	blocks[0] = gB0
+	h := fmt.Sprintf("a301010298%02x", len(blocks))
+	for _, b := range blocks {
+		h += bstr(b)
+	}
+	h += "045820" + gTag
+	if _, err := token.Decode(mustHex(t, h)); !errors.Is(err, token.ErrMalformed) {
+		t.Errorf("%d blocks: %v", len(blocks), err)
+	}
+	if _, err := token.Decode(make([]byte, token.MaxTicketBytes+1)); !errors.Is(err, token.ErrMalformed) {
+		t.Errorf("oversize: %v", err)
+	}
+}
+
+func TestParseTextStrict(t *testing.T) {
+	tk := chainOf(t, hmacKey(t, "root-h"), []string{"tools=read_file"})
+	text := tk.String()
+	if !strings.HasPrefix(text, token.Prefix) {
+		t.Fatalf("text %q lacks prefix", text)
+	}
+	body := strings.TrimPrefix(text, token.Prefix)
+	raw, _ := base64.RawURLEncoding.DecodeString(body)
+	last := body[len(body)-1]
+	// Flip a low bit of the last character: the same bytes, other text.
+	alt := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", last) ^ 1
+	nonCanon := body[:len(body)-1] + string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[alt])
+	for name, s := range map[string]string{
+		"no prefix":      body,
+		"other prefix":   "tkt2_" + body,
+		"padding":        text + "==",
+		"trailing space": text + " ",
+		"newline inside": text[:20] + "\n" + text[20:],
+		"std alphabet":   token.Prefix + base64.RawStdEncoding.EncodeToString(append(raw, 0xfb, 0xff)),
+		"stray bits":     token.Prefix + nonCanon,
+		"empty":          "",
+		"prefix only":    token.Prefix,
+		"too long":       token.Prefix + strings.Repeat("A", token.MaxTextBytes),
+	} {
+		if name == "stray bits" && len(raw)%3 == 0 {
+			continue // no stray bits possible at this length
+		}
+		if _, err := token.Parse(s); !errors.Is(err, token.ErrMalformed) {
+			t.Errorf("%s: got %v, want ErrMalformed", name, err)
+		}
+	}
+}
+
+func mustHex(t *testing.T, h string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		t.Fatalf("bad hex in test: %v", err)
+	}
+	return b
+}

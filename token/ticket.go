@@ -1,0 +1,169 @@
+package token
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"strings"
+
+	"github.com/tickettool/tickettool/internal/strictcbor"
+)
+
+// FormatVersion is the version of the ticket format this package writes
+// and reads.
+const FormatVersion = 1
+
+// Ticket is a parsed ticket. Its contents are unverified until a verifier
+// checks its chain; accessors that return them say so in their names. A
+// Ticket is immutable: Attenuate and Seal return new tickets.
+type Ticket struct {
+	blocks []Block
+	sigs   [][]byte // Ed25519 mode: one signature per block
+	tail   []byte   // HMAC: the last tag; Ed25519: the seed of the last next key; nil when sealed
+	seal   []byte   // the seal tag or signature; nil when not sealed
+	text   string   // the text form, when known
+}
+
+// wireTicket is the CBOR form of a ticket (spec/FORMAT.md §2).
+type wireTicket struct {
+	Version uint64   `cbor:"1,keyasint"`
+	Blocks  [][]byte `cbor:"2,keyasint"`
+	Sigs    [][]byte `cbor:"3,keyasint,omitempty"`
+	Tail    []byte   `cbor:"4,keyasint,omitempty"`
+	Seal    []byte   `cbor:"5,keyasint,omitempty"`
+}
+
+// Decode parses the CBOR form of a ticket strictly: every accepted input
+// re-encodes to exactly itself. Errors wrap ErrMalformed.
+func Decode(data []byte) (*Ticket, error) {
+	if len(data) > MaxTicketBytes {
+		return nil, malformed(-1, "larger than the size limit")
+	}
+	var w wireTicket
+	if err := strictcbor.Unmarshal(data, &w, strictcbor.TicketLimits); err != nil {
+		return nil, malformed(-1, err.Error())
+	}
+	present := 2
+	for _, p := range []bool{len(w.Sigs) > 0, len(w.Tail) > 0, len(w.Seal) > 0} {
+		if p {
+			present++
+		}
+	}
+	switch {
+	case mapPairs(data) != present:
+		return nil, malformed(-1, "field missing or present with an empty value")
+	case w.Version != FormatVersion:
+		return nil, malformed(-1, "unsupported format version")
+	case len(w.Blocks) == 0:
+		return nil, malformed(-1, "no blocks")
+	case len(w.Blocks) > MaxBlocks:
+		return nil, malformed(-1, "more blocks than the limit")
+	case (len(w.Tail) > 0) == (len(w.Seal) > 0):
+		return nil, malformed(-1, "needs exactly one of tail and seal")
+	}
+	t := &Ticket{blocks: make([]Block, len(w.Blocks)), tail: w.Tail, seal: w.Seal}
+	var mode Mode
+	for i, raw := range w.Blocks {
+		b, err := decodeBlock(raw, i, mode)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			mode = b.Mode
+		}
+		t.blocks[i] = b
+	}
+	if mode == ModeHMAC {
+		switch {
+		case len(w.Sigs) != 0:
+			return nil, malformed(-1, "hmac ticket carries signatures")
+		case len(w.Tail) != 0 && len(w.Tail) != tagBytes, len(w.Seal) != 0 && len(w.Seal) != tagBytes:
+			return nil, malformed(-1, "hmac tag must be 32 bytes")
+		}
+		return t, nil
+	}
+	switch {
+	case len(w.Sigs) != len(w.Blocks):
+		return nil, malformed(-1, "needs one signature per block")
+	case len(w.Tail) != 0 && len(w.Tail) != ed25519.SeedSize:
+		return nil, malformed(-1, "next private key must be 32 bytes")
+	case len(w.Seal) != 0 && len(w.Seal) != ed25519.SignatureSize:
+		return nil, malformed(-1, "seal signature must be 64 bytes")
+	}
+	for i, s := range w.Sigs {
+		if len(s) != ed25519.SignatureSize {
+			return nil, malformed(i, "signature must be 64 bytes")
+		}
+	}
+	t.sigs = w.Sigs
+	return t, nil
+}
+
+// Encode returns the ticket's CBOR form.
+func (t *Ticket) Encode() []byte {
+	w := wireTicket{Version: FormatVersion, Blocks: make([][]byte, len(t.blocks)),
+		Sigs: t.sigs, Tail: t.tail, Seal: t.seal}
+	for i := range t.blocks {
+		w.Blocks[i] = t.blocks[i].raw
+	}
+	b, err := strictcbor.Marshal(w)
+	if err != nil { // only byte strings and small integers: cannot fail
+		panic("token: internal error: encoding ticket: " + err.Error())
+	}
+	return b
+}
+
+var b64 = base64.RawURLEncoding.Strict()
+
+// Parse parses the text form: Prefix followed by base64url without padding
+// (RFC 4648 §5) of the CBOR form. It is as strict as Decode: one ticket has
+// exactly one text, so no whitespace, padding or stray bits are accepted.
+func Parse(text string) (*Ticket, error) {
+	if len(text) > MaxTextBytes {
+		return nil, malformed(-1, "text longer than the size limit")
+	}
+	body, ok := strings.CutPrefix(text, Prefix)
+	if !ok {
+		return nil, malformed(-1, "text does not start with "+Prefix)
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return nil, malformed(-1, "text has a character outside base64url")
+		}
+	}
+	data, err := b64.DecodeString(body)
+	if err != nil {
+		return nil, malformed(-1, "text is not canonical base64url")
+	}
+	t, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	t.text = text
+	return t, nil
+}
+
+// String returns the text form.
+func (t *Ticket) String() string {
+	if t.text != "" {
+		return t.text
+	}
+	return Prefix + b64.EncodeToString(t.Encode())
+}
+
+// Len returns the number of blocks.
+func (t *Ticket) Len() int { return len(t.blocks) }
+
+// Sealed reports whether the ticket is sealed.
+func (t *Ticket) Sealed() bool { return t.seal != nil }
+
+// UnverifiedMode returns the mode block 0 names.
+func (t *Ticket) UnverifiedMode() Mode { return t.blocks[0].Mode }
+
+// UnverifiedKeyID returns the key id block 0 names, for finding the key.
+func (t *Ticket) UnverifiedKeyID() string { return t.blocks[0].KeyID }
+
+// UnverifiedBlocks returns the decoded blocks. Nothing in them is
+// trustworthy until VerifyChain succeeds; inspect them, never act on them.
+// The caller must not modify them.
+func (t *Ticket) UnverifiedBlocks() []Block { return t.blocks }

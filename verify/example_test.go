@@ -1,0 +1,37 @@
+package verify_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+func ExampleVerify() {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	root, _ := token.GenerateKey("root", token.ModeEd25519, nil)
+	cs, _ := caveat.ParseAll([]string{"tools=read_file", "paths=src/discount/", "until=10m"}, now)
+	ticket, _ := token.Mint(root, cs, nil)
+
+	// The verifier holds only the public key.
+	keys, _ := token.NewKeyring(root.Verifying())
+
+	ok, _ := verify.Verify(ticket, &caveat.Request{Tool: "read_file", Paths: []string{"src/discount/rules.go"}}, keys, now, nil)
+	fmt.Println(ok.Allowed)
+
+	no, _ := verify.Verify(ticket, &caveat.Request{Tool: "read_file", Paths: []string{"src/discount-other/x.go"}}, keys, now, nil)
+	fmt.Println(no.Allowed)
+	for _, r := range no.Refusals {
+		fmt.Println(r)
+	}
+
+	late, _ := verify.Verify(ticket, &caveat.Request{Tool: "read_file", Paths: []string{"src/discount/rules.go"}}, keys, now.Add(10*time.Minute), nil)
+	fmt.Println(late.Err())
+	// Output:
+	// true
+	// false
+	// block 0 caveat paths: src/discount-other/x.go is not under src/discount/
+	// verify: refused: block 0 caveat until: expired at 2026-11-30T12:10:00Z
+}

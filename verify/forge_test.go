@@ -1,0 +1,115 @@
+package verify_test
+
+import (
+	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/sha256"
+	"testing"
+
+	"github.com/fxamacker/cbor/v2"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// These tests play a holder who bypasses Attenuate and appends a block by
+// hand, following spec/FORMAT.md §4 with the appending secret the ticket
+// carries. The chain verifies; the verifier must still refuse the block for
+// not narrowing.
+
+type wireTicket struct {
+	V uint64   `cbor:"1,keyasint"`
+	B [][]byte `cbor:"2,keyasint"`
+	S [][]byte `cbor:"3,keyasint,omitempty"`
+	T []byte   `cbor:"4,keyasint,omitempty"`
+	Z []byte   `cbor:"5,keyasint,omitempty"`
+}
+
+type wireBlock struct {
+	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
+	Next    []byte                     `cbor:"5,keyasint,omitempty"`
+}
+
+func appendByHand(t *testing.T, tk *token.Ticket, cs ...caveat.Caveat) *token.Ticket {
+	t.Helper()
+	em, _ := cbor.CoreDetEncOptions().EncMode()
+	var w wireTicket
+	if err := cbor.Unmarshal(tk.Encode(), &w); err != nil {
+		t.Fatal(err)
+	}
+	wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}}
+	for _, c := range cs {
+		v, err := c.MarshalValue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wb.Caveats[uint64(c.Kind)] = v
+	}
+	var nextSeed []byte
+	if len(w.S) > 0 {
+		nextSeed = make([]byte, 32)
+		nextSeed[0] = 9
+		wb.Next = ed25519.NewKeyFromSeed(nextSeed).Public().(ed25519.PublicKey)
+	}
+	b, err := em.Marshal(wb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.S) == 0 { // HMAC: T_{n+1} = HMAC(T_n, L_HBLOCK ‖ B)
+		m := hmac.New(sha256.New, w.T)
+		m.Write([]byte("tickettool/v1 hmac block\x00"))
+		m.Write(b)
+		w.T = m.Sum(nil)
+	} else { // Ed25519: Sig = Sign(k_{n+1}, L_EBLOCK ‖ Sig_n ‖ B)
+		msg := append([]byte("tickettool/v1 ed25519 block\x00"), w.S[len(w.S)-1]...)
+		w.S = append(w.S, ed25519.Sign(ed25519.NewKeyFromSeed(w.T), append(msg, b...)))
+		w.T = nextSeed
+	}
+	w.B = append(w.B, b)
+	data, err := em.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := token.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestHandAppendedWideningBlockRefused(t *testing.T) {
+	for _, f := range fixtures(t) {
+		r := req("read_file", "src/discount/a", "https://a.example.org/")
+		// An honest hand-made block verifies: the forging helper is right.
+		honest := appendByHand(t, f.child, parse(t, "calls=1")...)
+		if d, _ := verify.Verify(honest, r, f.keys, t0, nil); !d.Allowed {
+			t.Fatalf("%s: honest hand-appended block refused: %v", f.name, d.Refusals)
+		}
+		for _, wide := range [][]string{
+			{"tools=read_file,write_file"},
+			{"paths=src/"},
+			{"calls=5"},
+			{"until=2026-11-30T14:00:00Z"},
+			{"intent=something else"},
+		} {
+			forged := appendByHand(t, f.child, parse(t, wide...)...)
+			d, err := verify.Verify(forged, r, f.keys, t0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Allowed || d.Refusals[0].Check != verify.CheckAttenuation || d.Refusals[0].Block != 2 {
+				t.Errorf("%s %v: got %+v, want an attenuation refusal at block 2", f.name, wide, d.Refusals)
+			}
+		}
+		// After ops without delegate, any appended block is refused.
+		nd, err := f.child.Attenuate(parse(t, "ops=invoke"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged := appendByHand(t, nd)
+		if d, _ := verify.Verify(forged, r, f.keys, t0, nil); d.Allowed || d.Refusals[0].Check != verify.CheckAttenuation {
+			t.Errorf("%s: block after ops without delegate: %+v", f.name, d.Refusals)
+		}
+	}
+}

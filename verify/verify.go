@@ -1,0 +1,203 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+)
+
+// Options are the verifier's own policy. No ticket can weaken it. The zero
+// value accepts both modes, allows no clock skew, and requires neither an
+// expiry nor a bound on lifetime.
+type Options struct {
+	// Skew is the clock skew tolerated for until and nbf.
+	Skew time.Duration
+	// Modes are the chaining modes accepted; empty means both.
+	Modes []token.Mode
+	// RequireExpiry refuses tickets without an until caveat.
+	RequireExpiry bool
+	// MaxLifetime, when positive, refuses tickets whose expiry lies more
+	// than this far after now.
+	MaxLifetime time.Duration
+	// Revoked reports revoked block ids; nil means none are revoked.
+	Revoked Revocations
+}
+
+// Revocations is a set of revoked block ids. Revoking a block refuses every
+// ticket that contains it, that is, the ticket it ended and every ticket
+// attenuated from that one.
+type Revocations interface {
+	Revoked(token.BlockID) bool
+}
+
+// RevokedSet is a Revocations held in memory.
+type RevokedSet map[token.BlockID]struct{}
+
+// Revoked reports whether id is in the set.
+func (s RevokedSet) Revoked(id token.BlockID) bool { _, ok := s[id]; return ok }
+
+// Verify decides whether t allows req at now, under the keys in keys and
+// the policy in opts (nil means the zero Options). See the package
+// documentation for the steps. It returns an error only for a malformed
+// call (nil ticket, keyring or request).
+func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
+	if req == nil {
+		return Decision{}, errors.New("verify: no request")
+	}
+	return run(t, req, keys, now, opts)
+}
+
+// Validate checks a ticket without a request: the key, the chain, the
+// narrowing of every block, revocation, the policy and the time caveats
+// (until, nbf; unknown kinds still refuse). It answers "is this ticket
+// sound and current?", never "may this call run?": use Verify for that.
+func Validate(t *token.Ticket, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
+	return run(t, nil, keys, now, opts)
+}
+
+var noOptions Options
+
+func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
+	if t == nil {
+		return Decision{}, errors.New("verify: no ticket")
+	}
+	if keys == nil {
+		return Decision{}, errors.New("verify: no keyring")
+	}
+	if opts == nil {
+		opts = &noOptions
+	}
+	var d Decision
+	key, ok := keys.Lookup(t.UnverifiedKeyID())
+	if !ok {
+		d.refuse(CheckKey, -1, 0, "no key for the ticket's key id")
+		return d, nil
+	}
+	if len(opts.Modes) > 0 && !slices.Contains(opts.Modes, key.Mode()) {
+		d.refuse(CheckKey, -1, 0, "policy does not accept "+key.Mode().String()+" keys")
+		return d, nil
+	}
+	chain, err := t.VerifyChain(key)
+	if err != nil {
+		var te *token.Error
+		if !errors.As(err, &te) {
+			return Decision{}, err
+		}
+		check := CheckChain
+		if errors.Is(err, token.ErrKeyMismatch) {
+			check = CheckMode
+		}
+		d.refuse(check, te.Block, 0, te.Reason)
+		return d, nil
+	}
+	d.FamilyID, d.BlockIDs = chain.FamilyID, chain.IDs
+
+	scope, ok := d.checkStructure(&chain, opts)
+	if !ok {
+		return d, nil
+	}
+	d.checkPolicy(&scope, now, opts)
+	if len(d.Refusals) > 0 {
+		return d, nil
+	}
+	for i := range chain.Blocks {
+		for _, c := range chain.Blocks[i].Caveats {
+			d.checkCaveat(i, c, req, now, opts.Skew)
+		}
+	}
+	d.Allowed = len(d.Refusals) == 0
+	return d, nil
+}
+
+// checkStructure replays the blocks into a scope (each must narrow what
+// came before), collects budgets and the intent, and checks revocation.
+func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Scope, bool) {
+	var scope caveat.Scope
+	for i := range chain.Blocks {
+		if i > 0 {
+			if err := scope.CanAppend(i); err != nil {
+				d.refuse(CheckAttenuation, i, 0, reason(err))
+				return scope, false
+			}
+		}
+		for _, c := range chain.Blocks[i].Caveats {
+			if err := scope.Add(i, c); err != nil {
+				d.refuse(CheckAttenuation, i, c.Kind, reason(err))
+				return scope, false
+			}
+			switch c.Kind {
+			case caveat.Calls:
+				d.Budgets = append(d.Budgets, Budget{Block: i, Kind: c.Kind, Key: chain.IDs[i], Calls: c.N})
+			case caveat.Total:
+				d.Budgets = append(d.Budgets, Budget{Block: i, Kind: c.Kind, Key: chain.IDs[i], Total: c.Amount})
+			case caveat.Intent:
+				d.Intent = c.Text
+			}
+		}
+	}
+	if opts.Revoked != nil {
+		for i, id := range chain.IDs {
+			if opts.Revoked.Revoked(id) {
+				d.refuse(CheckRevoked, i, 0, "block "+id.String()+" is revoked")
+			}
+		}
+	}
+	return scope, len(d.Refusals) == 0
+}
+
+func (d *Decision) checkPolicy(scope *caveat.Scope, now time.Time, opts *Options) {
+	if !opts.RequireExpiry && opts.MaxLifetime <= 0 {
+		return
+	}
+	var until caveat.Caveat
+	ok := false
+	for _, c := range scope.Effective() {
+		if c.Kind == caveat.Until {
+			until, ok = c, true
+		}
+	}
+	if !ok {
+		if opts.RequireExpiry || opts.MaxLifetime > 0 {
+			d.refuse(CheckPolicy, -1, 0, "expiry required: the ticket has no until caveat")
+		}
+		return
+	}
+	if opts.MaxLifetime > 0 {
+		exp := time.Unix(until.Time, 0).UTC()
+		if exp.Sub(now) > opts.MaxLifetime {
+			d.refuse(CheckPolicy, -1, 0, fmt.Sprintf("maximum lifetime: expiry %s is more than %s ahead",
+				exp.Format(time.RFC3339), opts.MaxLifetime))
+		}
+	}
+}
+
+func (d *Decision) checkCaveat(i int, c caveat.Caveat, req *caveat.Request, now time.Time, skew time.Duration) {
+	if req == nil {
+		switch c.Kind {
+		case caveat.Until, caveat.NotBefore:
+		default:
+			if c.Kind.Known() {
+				return
+			}
+		}
+		req = &emptyRequest
+	}
+	if err := c.Check(req, now, skew); err != nil {
+		d.refuse(CheckCaveat, i, c.Kind, reason(err))
+	}
+}
+
+var emptyRequest caveat.Request
+
+// reason extracts the person-facing reason of a caveat error.
+func reason(err error) string {
+	var ce *caveat.Error
+	if errors.As(err, &ce) {
+		return ce.Reason
+	}
+	return err.Error()
+}
