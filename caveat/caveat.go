@@ -133,11 +133,11 @@ func newList(k Kind, entries []string) (Caveat, error) {
 		if e == "" {
 			return Caveat{}, syntaxErr(k, "empty entry")
 		}
-		e = canonEntry(k, e)
-		if why := entryProblem(k, e); why != "" {
+		c := canonEntry(k, e)
+		if why := entryProblem(k, c); why != "" {
 			return Caveat{}, syntaxErr(k, "%s %s", show(e), why)
 		}
-		list[i] = e
+		list[i] = c
 	}
 	slices.Sort(list)
 	return Caveat{Kind: k, List: slices.Clip(slices.Compact(list))}, nil

@@ -11,7 +11,7 @@ import (
 // Small alphabets, so that random caveats and random requests meet often.
 var (
 	servers    = []string{"", "", "ws", "fs"}
-	toolNames  = []string{"a", "b", "read_file"}
+	toolNames  = []string{"a", "b", "read_file", "ws"}
 	opNames    = []string{"invoke", "delegate", "read", "write"}
 	audNames   = []string{"w1", "w2", "w3"}
 	segNames   = []string{"a", "b", "ab"}
@@ -214,13 +214,24 @@ func genRequest(t *rapid.T, hint caveat.Caveat) *caveat.Request {
 		r.Audience = pick(t, append([]string{""}, audNames...))
 	}
 	for i := draw(t, rapid.IntRange(0, 2)); i > 0; i-- {
-		p := genPrefix(t)
+		p := pick(t, []string{"", "/"})
 		if x, ok := fromHint(caveat.Paths); ok {
 			p = x
 		}
-		p += pick(t, []string{"", "a", "b/x", "../b", "./a", "/", "//a"})
-		if draw(t, rapid.Bool()) && len(p) > 1 {
-			p = strings.TrimSuffix(p, "/")
+		n := draw(t, rapid.IntRange(0, 2))
+		for j := 0; j < n; j++ {
+			if j > 0 {
+				p += "/"
+			}
+			p += pick(t, []string{"a", "b", "ab", "a", "b", ".", "..", "", "a\\b"})
+		}
+		switch draw(t, rapid.IntRange(0, 2)) {
+		case 0:
+			p += "/"
+		case 1:
+			if len(p) > 1 {
+				p = strings.TrimSuffix(p, "/")
+			}
 		}
 		r.Paths = append(r.Paths, p)
 	}

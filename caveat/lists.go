@@ -1,6 +1,7 @@
 package caveat
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -151,7 +152,10 @@ func toolAdmitted(list []string, tool string) bool {
 }
 
 // contains reports whether the sorted list holds s.
-func contains(list []string, s string) bool { return containsJoined(list, s, "") }
+func contains(list []string, s string) bool {
+	_, ok := slices.BinarySearch(list, s)
+	return ok
+}
 
 // containsJoined reports whether the sorted list holds a+b, by binary
 // search and without building a+b.

@@ -14,6 +14,21 @@ type Request struct {
 	URLs     []string // URL subjects (all must be allowed); empty when none
 	Cost     *Amount  // the call's cost; nil when the call states none
 	Audience string   // the verifier's own name
+
+	// Holder is the proof of possession a bound ticket needs. This package
+	// only carries it; package verify checks it.
+	Holder *HolderProof
+}
+
+// HolderProof is what a bound ticket's holder presents with a request: a
+// DPoP proof (RFC 9449 §4) and the method and URI the verifier expects it
+// to be bound to. For a tool call that is not HTTP, the caller states them
+// (e.g. "POST" and "mcp://workspace/read_file").
+type HolderProof struct {
+	Proof  string // the DPoP proof JWS, compact serialisation
+	Method string // the expected htm
+	URI    string // the expected htu
+	Nonce  string // the nonce the verifier demands, or ""
 }
 
 var noRequest Request

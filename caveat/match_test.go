@@ -41,6 +41,7 @@ func TestCheck(t *testing.T) {
 		{"paths=src/discount/", req{Paths: []string{"src/discount-other/x"}}, "src/discount-other/x is not under src/discount/"},
 		{"paths=src/discount/", req{Paths: []string{"src/discoun"}}, "not under"},
 		{"paths=src/discount/", req{Paths: []string{"src"}}, "not under"},
+		{"paths=ab/", req{Paths: []string{"a"}}, "not under"},
 		{"paths=src/discount/", req{Paths: []string{"src/refund/x"}}, "src/refund/x is not under src/discount/"},
 		{"paths=src/discount/", req{Paths: []string{"src/discount/x", "src/refund/x"}}, "src/refund/x is not under"},
 		{"paths=src/discount/", req{Paths: []string{"src/discount/../refund"}}, `has a .. segment`},

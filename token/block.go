@@ -17,7 +17,14 @@ type Block struct {
 	TicketID []byte            // block 0: 16 random bytes shared by every descendant (the family id)
 	Caveats  []caveat.Caveat   // at most one per kind, in kind order
 	NextKey  ed25519.PublicKey // Ed25519 mode: the key that signs the next block or the seal
-	raw      []byte
+
+	// RebindJWK is set in a block that rebinds a bound ticket: the public
+	// JWK (JSON) of the holder it was bound to before, whose signature
+	// (RebindSig, carried in the ticket beside the block) authorises it.
+	RebindJWK []byte
+	RebindSig []byte
+
+	raw []byte
 }
 
 // Bytes returns the block's exact encoding, which its tag or signature
@@ -31,12 +38,13 @@ type wireBlock struct {
 	ID      []byte                     `cbor:"3,keyasint,omitempty"`
 	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
 	Next    []byte                     `cbor:"5,keyasint,omitempty"`
+	Rebind  []byte                     `cbor:"6,keyasint,omitempty"`
 }
 
 // encodeBlock fills b.raw from the other fields. Caveats must be valid and
 // at most one per kind.
 func encodeBlock(b *Block) error {
-	w := wireBlock{Mode: uint64(b.Mode), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey,
+	w := wireBlock{Mode: uint64(b.Mode), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
 		Caveats: make(map[uint64]cbor.RawMessage, len(b.Caveats))}
 	for _, c := range b.Caveats {
 		v, err := c.MarshalValue()
@@ -82,7 +90,7 @@ func decodeBlock(raw []byte, i int, mode Mode) (Block, error) {
 		return Block{}, malformed(i, "no caveat map")
 	}
 	present := 1
-	for _, p := range []bool{w.Mode != 0, w.KeyID != "", len(w.ID) > 0, len(w.Next) > 0} {
+	for _, p := range []bool{w.Mode != 0, w.KeyID != "", len(w.ID) > 0, len(w.Next) > 0, len(w.Rebind) > 0} {
 		if p {
 			present++
 		}
@@ -90,7 +98,7 @@ func decodeBlock(raw []byte, i int, mode Mode) (Block, error) {
 	if mapPairs(raw) != present {
 		return Block{}, malformed(i, "field present with an empty value")
 	}
-	b := Block{Mode: Mode(w.Mode), KeyID: w.KeyID, TicketID: w.ID, raw: raw}
+	b := Block{Mode: Mode(w.Mode), KeyID: w.KeyID, TicketID: w.ID, RebindJWK: w.Rebind, raw: raw}
 	if i == 0 {
 		if b.Mode != ModeHMAC && b.Mode != ModeEd25519 {
 			return Block{}, malformed(0, "unknown or missing mode")
@@ -133,5 +141,22 @@ func decodeBlock(raw []byte, i int, mode Mode) (Block, error) {
 		}
 		b.Caveats[j] = c
 	}
+	if len(b.RebindJWK) > 0 {
+		if i == 0 {
+			return Block{}, malformed(0, "block 0 cannot rebind")
+		}
+		if !hasKind(b.Caveats, caveat.Holder) {
+			return Block{}, malformed(i, "a rebinding block must name the new holder")
+		}
+	}
 	return b, nil
+}
+
+func hasKind(cs []caveat.Caveat, k caveat.Kind) bool {
+	for _, c := range cs {
+		if c.Kind == k {
+			return true
+		}
+	}
+	return false
 }

@@ -24,6 +24,8 @@ var (
 	ErrWiden = errors.New("token: attenuation would widen the ticket")
 	// ErrSealed: the ticket is sealed; nothing can be appended.
 	ErrSealed = errors.New("token: ticket is sealed")
+	// ErrHolder: rebinding a bound ticket without the current holder's key.
+	ErrHolder = errors.New("token: rebinding needs the current holder's key")
 )
 
 // Error describes what is wrong with a ticket, where. It never contains a

@@ -1,6 +1,7 @@
 package token
 
 import (
+	"cmp"
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
@@ -15,6 +16,10 @@ type Options struct {
 	// Rand supplies the ticket id and Ed25519 next keys; nil means
 	// crypto/rand. Set it only for reproducible test vectors.
 	Rand io.Reader
+	// Holder is the current holder's key. Attenuate needs it to append a
+	// holder caveat to a ticket that is already bound (rebinding); it is
+	// ignored otherwise.
+	Holder HolderSigner
 }
 
 func randOrDefault(r io.Reader) io.Reader {
@@ -96,7 +101,7 @@ func addBlock(scope *caveat.Scope, i int, caveats []caveat.Caveat) ([]caveat.Cav
 		return nil, &Error{Block: i, Reason: fmt.Sprintf("more than %d caveats", MaxCaveatsPerBlock), Err: ErrWiden}
 	}
 	cs := slices.Clone(caveats)
-	slices.SortStableFunc(cs, func(a, b caveat.Caveat) int { return int(a.Kind) - int(b.Kind) })
+	slices.SortStableFunc(cs, func(a, b caveat.Caveat) int { return cmp.Compare(a.Kind, b.Kind) })
 	for j, c := range cs {
 		if j > 0 && cs[j-1].Kind == c.Kind {
 			return nil, &Error{Block: i, Kind: c.Kind, Reason: "appears twice in one block", Err: ErrWiden}
@@ -151,29 +156,54 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 	if err := scope.CanAppend(n); err != nil {
 		return nil, fromCaveat(n, err, ErrWiden)
 	}
+	current := scope.Holder()
 	cs, err := addBlock(&scope, n, caveats)
 	if err != nil {
 		return nil, err
 	}
 	b := Block{Caveats: cs}
+	if current != nil && hasKind(cs, caveat.Holder) {
+		var signer HolderSigner
+		if opts != nil {
+			signer = opts.Holder
+		}
+		// In Ed25519 mode the next key is part of the block; draw it first.
+		var seed []byte
+		if t.blocks[0].Mode == ModeEd25519 {
+			if seed, err = newNextKey(opts.rand(), &b); err != nil {
+				return nil, err
+			}
+		}
+		if b.RebindSig, err = signRebind(t, n, current, &b, signer); err != nil {
+			return nil, err
+		}
+		return t.appendBlock(b, seed)
+	}
+	var seed []byte
+	if t.blocks[0].Mode == ModeEd25519 {
+		if seed, err = newNextKey(opts.rand(), &b); err != nil {
+			return nil, err
+		}
+	} else if err := encodeBlock(&b); err != nil {
+		return nil, fmt.Errorf("token: attenuate: %w", err)
+	}
+	return t.appendBlock(b, seed)
+}
+
+// appendBlock chains the encoded block b after t: an HMAC tag, or an
+// Ed25519 signature by the current next key (seed is the new next key's).
+func (t *Ticket) appendBlock(b Block, seed []byte) (*Ticket, error) {
+	n := len(t.blocks)
 	nt := &Ticket{blocks: append(slices.Clip(t.blocks), b)}
 	switch t.blocks[0].Mode {
 	case ModeHMAC:
-		if err := encodeBlock(&b); err != nil {
-			return nil, fmt.Errorf("token: attenuate: %w", err)
-		}
 		tag := hmacAppend(t.tail, b.raw)
 		nt.tail = tag[:]
 	case ModeEd25519:
-		seed, err := newNextKey(opts.rand(), &b)
-		if err != nil {
-			return nil, err
-		}
 		cur := ed25519.NewKeyFromSeed(t.tail)
 		sig := ed25519.Sign(cur, edBlockMessage(t.sigs[n-1], b.raw))
 		nt.sigs, nt.tail = append(slices.Clip(t.sigs), sig), seed
 	}
-	nt.blocks[n] = b
 	return withText(nt), nil
 }
 

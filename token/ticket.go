@@ -25,11 +25,12 @@ type Ticket struct {
 
 // wireTicket is the CBOR form of a ticket (spec/FORMAT.md §2).
 type wireTicket struct {
-	Version uint64   `cbor:"1,keyasint"`
-	Blocks  [][]byte `cbor:"2,keyasint"`
-	Sigs    [][]byte `cbor:"3,keyasint,omitempty"`
-	Tail    []byte   `cbor:"4,keyasint,omitempty"`
-	Seal    []byte   `cbor:"5,keyasint,omitempty"`
+	Version uint64            `cbor:"1,keyasint"`
+	Blocks  [][]byte          `cbor:"2,keyasint"`
+	Sigs    [][]byte          `cbor:"3,keyasint,omitempty"`
+	Tail    []byte            `cbor:"4,keyasint,omitempty"`
+	Seal    []byte            `cbor:"5,keyasint,omitempty"`
+	Holder  map[uint64][]byte `cbor:"6,keyasint,omitempty"`
 }
 
 // Decode parses the CBOR form of a ticket strictly: every accepted input
@@ -43,7 +44,7 @@ func Decode(data []byte) (*Ticket, error) {
 		return nil, malformed(-1, err.Error())
 	}
 	present := 2
-	for _, p := range []bool{len(w.Sigs) > 0, len(w.Tail) > 0, len(w.Seal) > 0} {
+	for _, p := range []bool{len(w.Sigs) > 0, len(w.Tail) > 0, len(w.Seal) > 0, len(w.Holder) > 0} {
 		if p {
 			present++
 		}
@@ -70,7 +71,19 @@ func Decode(data []byte) (*Ticket, error) {
 		if i == 0 {
 			mode = b.Mode
 		}
+		if sig, ok := w.Holder[uint64(i)]; ok != (len(b.RebindJWK) > 0) {
+			return nil, malformed(i, "a rebinding block needs exactly one holder signature, and only it")
+		} else if ok && (len(sig) == 0 || len(sig) > MaxRebindSigBytes) {
+			return nil, malformed(i, "holder signature has a bad length")
+		} else {
+			b.RebindSig = sig
+		}
 		t.blocks[i] = b
+	}
+	for k := range w.Holder {
+		if k >= uint64(len(w.Blocks)) {
+			return nil, malformed(-1, "holder signature for a block that does not exist")
+		}
 	}
 	if mode == ModeHMAC {
 		switch {
@@ -104,6 +117,12 @@ func (t *Ticket) Encode() []byte {
 		Sigs: t.sigs, Tail: t.tail, Seal: t.seal}
 	for i := range t.blocks {
 		w.Blocks[i] = t.blocks[i].raw
+		if t.blocks[i].RebindSig != nil {
+			if w.Holder == nil {
+				w.Holder = map[uint64][]byte{}
+			}
+			w.Holder[uint64(i)] = t.blocks[i].RebindSig
+		}
 	}
 	b, err := strictcbor.Marshal(w)
 	if err != nil { // only byte strings and small integers: cannot fail

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -20,6 +21,7 @@ const (
 	CheckRevoked     Check = "revoked"     // a block id is in the revoked set
 	CheckPolicy      Check = "policy"      // the verifier's own policy refuses the ticket
 	CheckCaveat      Check = "caveat"      // a caveat does not hold for the request
+	CheckDPoP        Check = "dpop"        // the holder's DPoP proof is missing, invalid or replayed
 )
 
 // Refusal is one reason a ticket was refused.
@@ -75,6 +77,11 @@ type Decision struct {
 	BlockIDs []token.BlockID // one per block; the last is the ticket's id
 	Budgets  []Budget        // to be charged by the caller before the call runs
 	Intent   string          // block 0's intent, if any
+
+	// Proof is the checked DPoP proof of a bound ticket's holder. The
+	// caller must remember Proof.ReplayKey until Proof.RememberUntil and
+	// refuse a second use (Guard does).
+	Proof *dpop.Proof
 }
 
 // TicketID returns the id of the ticket's last block, or the zero id if the

@@ -19,26 +19,47 @@ import (
 // not narrowing.
 
 type wireTicket struct {
-	V uint64   `cbor:"1,keyasint"`
-	B [][]byte `cbor:"2,keyasint"`
-	S [][]byte `cbor:"3,keyasint,omitempty"`
-	T []byte   `cbor:"4,keyasint,omitempty"`
-	Z []byte   `cbor:"5,keyasint,omitempty"`
+	V uint64            `cbor:"1,keyasint"`
+	B [][]byte          `cbor:"2,keyasint"`
+	S [][]byte          `cbor:"3,keyasint,omitempty"`
+	T []byte            `cbor:"4,keyasint,omitempty"`
+	Z []byte            `cbor:"5,keyasint,omitempty"`
+	H map[uint64][]byte `cbor:"6,keyasint,omitempty"`
 }
 
 type wireBlock struct {
 	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
 	Next    []byte                     `cbor:"5,keyasint,omitempty"`
+	Rebind  []byte                     `cbor:"6,keyasint,omitempty"`
 }
 
-func appendByHand(t *testing.T, tk *token.Ticket, cs ...caveat.Caveat) *token.Ticket {
+func unwireT(t *testing.T, tk *token.Ticket) wireTicket {
 	t.Helper()
-	em, _ := cbor.CoreDetEncOptions().EncMode()
 	var w wireTicket
 	if err := cbor.Unmarshal(tk.Encode(), &w); err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+// appendRebindByHand appends a block naming a new holder, signed (spec
+// §4.4) by signer, whoever that is.
+func appendRebindByHand(t *testing.T, tk *token.Ticket, signer holder, cs ...caveat.Caveat) *token.Ticket {
+	return appendRaw(t, tk, &signer, cs)
+}
+
+func appendByHand(t *testing.T, tk *token.Ticket, cs ...caveat.Caveat) *token.Ticket {
+	return appendRaw(t, tk, nil, cs)
+}
+
+func appendRaw(t *testing.T, tk *token.Ticket, signer *holder, cs []caveat.Caveat) *token.Ticket {
+	t.Helper()
+	em, _ := cbor.CoreDetEncOptions().EncMode()
+	w := unwireT(t, tk)
 	wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}}
+	if signer != nil {
+		wb.Rebind = signer.signer.PublicJWK()
+	}
 	for _, c := range cs {
 		v, err := c.MarshalValue()
 		if err != nil {
@@ -55,6 +76,21 @@ func appendByHand(t *testing.T, tk *token.Ticket, cs ...caveat.Caveat) *token.Ti
 	b, err := em.Marshal(wb)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if signer != nil { // Sig = holder-sign(L_REBIND ‖ ID_{n} ‖ B)
+		prev := w.T
+		if len(w.S) > 0 {
+			prev = w.S[len(w.S)-1]
+		}
+		id := sha256.Sum256(append([]byte("tickettool/v1 block id\x00"), prev...))
+		sig, err := signer.signer.Sign(append(append([]byte("tickettool/v1 rebind\x00"), id[:]...), b...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.H == nil {
+			w.H = map[uint64][]byte{}
+		}
+		w.H[uint64(len(w.B))] = sig
 	}
 	if len(w.S) == 0 { // HMAC: T_{n+1} = HMAC(T_n, L_HBLOCK ‖ B)
 		m := hmac.New(sha256.New, w.T)

@@ -25,6 +25,10 @@ type Options struct {
 	MaxLifetime time.Duration
 	// Revoked reports revoked block ids; nil means none are revoked.
 	Revoked Revocations
+	// RequireHolder refuses tickets that are not bound to a holder key.
+	RequireHolder bool
+	// DPoP tunes the check of a bound ticket's proof.
+	DPoP DPoPOptions
 }
 
 // Revocations is a set of revoked block ids. Revoking a block refuses every
@@ -109,6 +113,9 @@ func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Tim
 			d.checkCaveat(i, c, req, now, opts.Skew)
 		}
 	}
+	if holder := scope.Holder(); holder != nil && req != nil {
+		d.checkHolder(t, &chain, holder, req, now, &opts.DPoP)
+	}
 	d.Allowed = len(d.Refusals) == 0
 	return d, nil
 }
@@ -124,6 +131,7 @@ func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Sco
 				return scope, false
 			}
 		}
+		prevHolder := scope.Holder()
 		for _, c := range chain.Blocks[i].Caveats {
 			if err := scope.Add(i, c); err != nil {
 				d.refuse(CheckAttenuation, i, c.Kind, reason(err))
@@ -138,6 +146,9 @@ func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Sco
 				d.Intent = c.Text
 			}
 		}
+		if !d.checkRebind(chain, i, prevHolder) {
+			return scope, false
+		}
 	}
 	if opts.Revoked != nil {
 		for i, id := range chain.IDs {
@@ -150,6 +161,9 @@ func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Sco
 }
 
 func (d *Decision) checkPolicy(scope *caveat.Scope, now time.Time, opts *Options) {
+	if opts.RequireHolder && scope.Holder() == nil {
+		d.refuse(CheckPolicy, -1, 0, "holder binding required: the ticket is a bearer ticket")
+	}
 	if !opts.RequireExpiry && opts.MaxLifetime <= 0 {
 		return
 	}

@@ -1,0 +1,104 @@
+package dpop
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"math/big"
+)
+
+// HolderSigner signs raw messages with a holder key, in the signature form
+// JWS uses for the key's algorithm: ES256 is ECDSA P-256 over SHA-256 with
+// the 64-byte r‖s encoding of RFC 7518 §3.4; EdDSA is Ed25519 (RFC 8037
+// §3.1). The ticket package uses it to sign a rebinding block for a bound
+// ticket's current holder (it satisfies token.HolderSigner; this package
+// does not import token).
+type HolderSigner struct {
+	key crypto.Signer
+	jwk []byte
+	jkt []byte
+}
+
+// NewHolderSigner wraps an ES256 (*ecdsa.PrivateKey on P-256) or EdDSA
+// (ed25519.PrivateKey) holder key.
+func NewHolderSigner(key crypto.Signer) (*HolderSigner, error) {
+	if key == nil {
+		return nil, errUnsupported
+	}
+	jwk, err := MarshalPublicJWK(key.Public())
+	if err != nil {
+		return nil, err
+	}
+	jkt, err := ThumbprintOf(key.Public())
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(jkt)
+	return &HolderSigner{key: key, jwk: jwk, jkt: raw}, nil
+}
+
+// PublicJWK returns the holder's public JWK as JSON.
+func (h *HolderSigner) PublicJWK() []byte { return append([]byte(nil), h.jwk...) }
+
+// Thumbprint returns the RFC 7638 SHA-256 thumbprint of the public JWK
+// (32 bytes; its base64url form is the jkt).
+func (h *HolderSigner) Thumbprint() []byte { return append([]byte(nil), h.jkt...) }
+
+// Sign signs msg.
+func (h *HolderSigner) Sign(msg []byte) ([]byte, error) {
+	switch k := h.key.(type) {
+	case ed25519.PrivateKey:
+		return ed25519.Sign(k, msg), nil
+	case *ecdsa.PrivateKey:
+		if k.Curve != elliptic.P256() {
+			return nil, errUnsupported
+		}
+		digest := sha256.Sum256(msg)
+		r, s, err := ecdsa.Sign(rand.Reader, k, digest[:])
+		if err != nil {
+			return nil, errors.New("dpop: ecdsa signing failed")
+		}
+		sig := make([]byte, 64)
+		r.FillBytes(sig[:32])
+		s.FillBytes(sig[32:])
+		return sig, nil
+	}
+	return nil, errUnsupported
+}
+
+// ErrHolderSignature is returned by VerifyHolderSignature for any failure.
+var ErrHolderSignature = errors.New("dpop: holder signature does not verify")
+
+// VerifyHolderSignature checks sig over msg under the public JWK jwkJSON
+// (parsed as ParsePublicJWK does) and returns the JWK's RFC 7638 SHA-256
+// thumbprint (32 bytes).
+func VerifyHolderSignature(jwkJSON, msg, sig []byte) ([]byte, error) {
+	jwk, err := ParsePublicJWK(jwkJSON)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	switch k := jwk.Key.(type) {
+	case ed25519.PublicKey:
+		ok = len(sig) == ed25519.SignatureSize && ed25519.Verify(k, msg, sig)
+	case *ecdsa.PublicKey:
+		if len(sig) == 64 && k.Curve == elliptic.P256() {
+			digest := sha256.Sum256(msg)
+			r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
+			ok = ecdsa.Verify(k, digest[:], r, s)
+		}
+	}
+	if !ok {
+		return nil, ErrHolderSignature
+	}
+	jkt, err := Thumbprint(jwk)
+	if err != nil {
+		return nil, err
+	}
+	return base64.RawURLEncoding.DecodeString(jkt)
+}
