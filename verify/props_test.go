@@ -107,8 +107,9 @@ func TestPropAttenuationNeverWidens(t *testing.T) {
 			t.Skip("child widens: refused up front")
 		}
 		now := t0.Add(time.Duration(rapid.IntRange(-30, 30).Draw(t, "now")) * time.Minute)
-		for range 4 {
-			r := genRequestFor(t, child.UnverifiedBlocks()[1].Caveats)
+		for range 8 {
+			blocks := child.UnverifiedBlocks()
+			r := genRequestFor(t, append(append([]caveat.Caveat(nil), blocks[0].Caveats...), blocks[1].Caveats...))
 			cd, _ := verify.Verify(child, r, keys, now, nil)
 			if !cd.Allowed {
 				continue
