@@ -63,6 +63,11 @@ func (h *HolderSigner) Sign(msg []byte) ([]byte, error) {
 		if err != nil {
 			return nil, errors.New("dpop: ecdsa signing failed")
 		}
+		// Low S only, so that a ticket carrying the signature has one
+		// encoding (ECDSA signatures are otherwise malleable).
+		if n := k.Curve.Params().N; s.Cmp(new(big.Int).Rsh(n, 1)) > 0 {
+			s.Sub(n, s)
+		}
 		sig := make([]byte, 64)
 		r.FillBytes(sig[:32])
 		s.FillBytes(sig[32:])
@@ -76,7 +81,8 @@ var ErrHolderSignature = errors.New("dpop: holder signature does not verify")
 
 // VerifyHolderSignature checks sig over msg under the public JWK jwkJSON
 // (parsed as ParsePublicJWK does) and returns the JWK's RFC 7638 SHA-256
-// thumbprint (32 bytes).
+// thumbprint (32 bytes). ECDSA signatures must have a low S (S ≤ n/2), so
+// that each signature has one form.
 func VerifyHolderSignature(jwkJSON, msg, sig []byte) ([]byte, error) {
 	jwk, err := ParsePublicJWK(jwkJSON)
 	if err != nil {
@@ -90,7 +96,8 @@ func VerifyHolderSignature(jwkJSON, msg, sig []byte) ([]byte, error) {
 		if len(sig) == 64 && k.Curve == elliptic.P256() {
 			digest := sha256.Sum256(msg)
 			r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
-			ok = ecdsa.Verify(k, digest[:], r, s)
+			halfN := new(big.Int).Rsh(k.Curve.Params().N, 1)
+			ok = s.Cmp(halfN) <= 0 && ecdsa.Verify(k, digest[:], r, s)
 		}
 	}
 	if !ok {

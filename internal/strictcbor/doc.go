@@ -15,6 +15,8 @@
 package strictcbor
 
 import (
+	"strings"
+
 	"github.com/fxamacker/cbor/v2"
 )
 
@@ -60,7 +62,7 @@ func Unmarshal(data []byte, v any, lim Limits) error {
 		return err
 	}
 	if err := decoder.Unmarshal(data, v); err != nil {
-		return &Error{Offset: -1, Reason: err.Error()}
+		return &Error{Offset: -1, Reason: strings.TrimPrefix(err.Error(), "cbor: ")}
 	}
 	return nil
 }

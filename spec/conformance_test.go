@@ -1,0 +1,69 @@
+package spec_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/tickettool/tickettool/spec/internal/vecgen"
+)
+
+func load(t *testing.T) (*vecgen.File, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile("vectors/tickets.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f vecgen.File
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	return &f, raw
+}
+
+// TestConformance runs every vector, valid and invalid, against the Go
+// implementation.
+func TestConformance(t *testing.T) {
+	f, _ := load(t)
+	if len(f.Vectors) < 40 {
+		t.Fatalf("only %d vectors", len(f.Vectors))
+	}
+	classes := map[string]int{}
+	for i := range f.Vectors {
+		v := &f.Vectors[i]
+		t.Run(v.Name, func(t *testing.T) {
+			if err := f.Run(v); err != nil {
+				t.Fatal(err)
+			}
+		})
+		classes[v.Error]++
+		for _, r := range v.Requests {
+			classes[r.Expect]++
+			for _, ref := range r.Refusals {
+				classes["refused:"+ref.Check]++
+			}
+		}
+	}
+	// Every error class and every check a verifier names is exercised.
+	for _, c := range []string{"malformed", "allowed", "refused:chain", "refused:mode", "refused:attenuation",
+		"refused:revoked", "refused:caveat", "refused:dpop"} {
+		if classes[c] == 0 {
+			t.Errorf("no vector exercises %s", c)
+		}
+	}
+}
+
+// TestVectorsUpToDate: regenerating the vectors changes no byte.
+func TestVectorsUpToDate(t *testing.T) {
+	_, raw := load(t)
+	out, err := vecgen.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, raw) {
+		t.Fatal("vectors/tickets.json is stale or generation is not deterministic: run `go generate ./spec` and review the diff")
+	}
+}

@@ -1,0 +1,158 @@
+package vecgen
+
+import (
+	"crypto"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/token"
+)
+
+// Now is the time every vector is minted at.
+var Now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+type gen struct {
+	file    File
+	keys    map[string]*token.SigningKey
+	holders map[string]crypto.Signer
+	err     error
+}
+
+// Generate returns the vectors file, byte for byte as committed.
+func Generate() ([]byte, error) {
+	g := &gen{keys: map[string]*token.SigningKey{}, holders: map[string]crypto.Signer{}}
+	g.file = File{
+		Description: "tickettool ticket format v1 test vectors (spec/FORMAT.md). Every key and random value " +
+			"is fixed; `go generate ./spec` regenerates this file byte for byte. Run them as spec/README.md says.",
+		ErrorClasses: map[string]string{
+			"malformed": "decoding (text or CBOR) must fail: Go token.ErrMalformed",
+			"refused":   "the ticket decodes but the verifier refuses the request; each refusal names a check (Go verify.Check: key, mode, chain, attenuation, revoked, policy, caveat, dpop), a block (-1: none) and a caveat kind",
+		},
+		Keys: map[string]Key{}, Holders: map[string]Holder{},
+	}
+	g.rootKeys()
+	g.holderKeys()
+	g.valid()
+	g.forged()
+	g.malformed()
+	if g.err != nil {
+		return nil, g.err
+	}
+	out, err := json.MarshalIndent(g.file, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+func (g *gen) fail(err error) {
+	if g.err == nil && err != nil {
+		g.err = err
+	}
+}
+
+func (g *gen) rootKeys() {
+	h, err := token.GenerateKey("root-h", token.ModeHMAC, detrand.New("spec hmac root"))
+	g.fail(err)
+	e, err := token.GenerateKey("root-e", token.ModeEd25519, detrand.New("spec ed25519 root"))
+	g.fail(err)
+	if g.err != nil {
+		return
+	}
+	g.keys["root-h"], g.keys["root-e"] = h, e
+	g.file.Keys["root-h"] = Key{Mode: "hmac", Secret: hex.EncodeToString(h.HMACSecret())}
+	g.file.Keys["root-e"] = Key{Mode: "ed25519", Seed: hex.EncodeToString(e.Ed25519Private().Seed()),
+		Public: hex.EncodeToString(e.Verifying().Ed25519Public())}
+}
+
+func (g *gen) holderKeys() {
+	for _, name := range []string{"alice", "bob", "mallory"} {
+		k, err := dpop.NewKey("EdDSA", detrand.New("spec holder "+name))
+		g.fail(err)
+		if err != nil {
+			return
+		}
+		priv, err := dpop.MarshalPrivateJWK(k)
+		g.fail(err)
+		pub, err := dpop.MarshalPublicJWK(k.Public())
+		g.fail(err)
+		jkt, err := dpop.ThumbprintOf(k.Public())
+		g.fail(err)
+		g.holders[name] = k
+		g.file.Holders[name] = Holder{PrivateJWK: string(priv), PublicJWK: string(pub), JKT: jkt}
+	}
+}
+
+func (g *gen) caveats(texts ...string) []caveat.Caveat {
+	cs, err := caveat.ParseAll(texts, Now)
+	g.fail(err)
+	return cs
+}
+
+func (g *gen) bind(name string) caveat.Caveat {
+	c, err := caveat.NewHolder(g.file.Holders[name].JKT)
+	g.fail(err)
+	return c
+}
+
+// mint builds a ticket under key from blocks of caveats.
+func (g *gen) mint(name, key string, blocks ...[]caveat.Caveat) *token.Ticket {
+	if g.err != nil {
+		return nil
+	}
+	t, err := token.Mint(g.keys[key], blocks[0], &token.Options{Rand: detrand.New(name)})
+	g.fail(err)
+	for i, b := range blocks[1:] {
+		if g.err != nil {
+			return nil
+		}
+		t, err = t.Attenuate(b, &token.Options{Rand: detrand.New(fmt.Sprint(name, " block ", i+1))})
+		g.fail(err)
+	}
+	return t
+}
+
+// add records a vector for a ticket that decodes, checking each request's
+// expectation against the Go verifier.
+func (g *gen) add(v Vector, t *token.Ticket, key string, withIntermediate bool) {
+	if g.err != nil || t == nil {
+		return
+	}
+	v.TicketHex = hex.EncodeToString(t.Encode())
+	v.Ticket = t.String()
+	if v.Keyring == nil {
+		v.Keyring = []string{key}
+	}
+	if withIntermediate {
+		im, err := intermediate(t.Encode(), g.keys[key])
+		if err != nil {
+			g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
+			return
+		}
+		v.Intermediate = im
+	}
+	g.fail(g.checkRequests(&v))
+	g.file.Vectors = append(g.file.Vectors, v)
+}
+
+// proof makes holder's DPoP proof for t.
+func (g *gen) proof(holder string, t *token.Ticket, jti string) *DPoP {
+	if g.err != nil {
+		return nil
+	}
+	p, err := dpop.Make(g.holders[holder], "POST", "mcp://workspace/read_file",
+		dpop.MakeOptions{AccessToken: t.String(), IssuedAt: Now, JTI: jti})
+	g.fail(err)
+	return &DPoP{Proof: p, Method: "POST", URI: "mcp://workspace/read_file"}
+}
+
+func (g *gen) signer(name string) *dpop.HolderSigner {
+	s, err := dpop.NewHolderSigner(g.holders[name])
+	g.fail(err)
+	return s
+}

@@ -1,0 +1,165 @@
+package vecgen
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// Keyring builds the verifier's keyring of a vector: HMAC secrets, and
+// Ed25519 public keys only.
+func (f *File) Keyring(names []string) (*token.Keyring, error) {
+	var vks []*token.VerifyingKey
+	for _, name := range names {
+		k, ok := f.Keys[name]
+		if !ok {
+			return nil, fmt.Errorf("no key %q", name)
+		}
+		switch k.Mode {
+		case "hmac":
+			secret, _ := hex.DecodeString(k.Secret)
+			sk, err := token.NewHMACKey(name, secret)
+			if err != nil {
+				return nil, err
+			}
+			vks = append(vks, sk.Verifying())
+		case "ed25519":
+			pub, _ := hex.DecodeString(k.Public)
+			vk, err := token.NewEd25519PublicKey(name, pub)
+			if err != nil {
+				return nil, err
+			}
+			vks = append(vks, vk)
+		default:
+			return nil, fmt.Errorf("key %q: unknown mode %q", name, k.Mode)
+		}
+	}
+	return token.NewKeyring(vks...)
+}
+
+// Run runs one vector against the Go implementation: decoding, the
+// intermediate values a verifier exposes, and every request's decision.
+func (f *File) Run(v *Vector) error {
+	var t *token.Ticket
+	var err error
+	data, herr := hex.DecodeString(v.TicketHex)
+	if v.Ticket != "" {
+		t, err = token.Parse(v.Ticket)
+		if err == nil && (herr != nil || !bytes.Equal(t.Encode(), data)) {
+			return errors.New("text and ticket_hex disagree")
+		}
+	} else {
+		if herr != nil {
+			return fmt.Errorf("bad ticket_hex: %v", herr)
+		}
+		t, err = token.Decode(data)
+	}
+	switch v.Error {
+	case "malformed":
+		if !errors.Is(err, token.ErrMalformed) {
+			return fmt.Errorf("decoding gave %v, want ErrMalformed", err)
+		}
+		return nil
+	case "":
+		if err != nil {
+			return fmt.Errorf("decoding: %v", err)
+		}
+	default:
+		return fmt.Errorf("unknown error class %q", v.Error)
+	}
+	keys, err := f.Keyring(v.Keyring)
+	if err != nil {
+		return err
+	}
+	opts := &verify.Options{}
+	if v.Options != nil {
+		opts.Skew = time.Duration(v.Options.SkewSeconds) * time.Second
+		revoked := verify.RevokedSet{}
+		for _, s := range v.Options.Revoked {
+			id, err := token.ParseBlockID(s)
+			if err != nil {
+				return err
+			}
+			revoked[id] = struct{}{}
+		}
+		opts.Revoked = revoked
+	}
+	if im := v.Intermediate; im != nil {
+		for i, b := range t.UnverifiedBlocks() {
+			if i >= len(im.Blocks) || hex.EncodeToString(b.Bytes()) != im.Blocks[i] {
+				return fmt.Errorf("block %d bytes differ from intermediate", i)
+			}
+		}
+	}
+	for i := range v.Requests {
+		if err := runRequest(t, keys, opts, &v.Requests[i], v.Intermediate); err != nil {
+			return fmt.Errorf("request %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *Request, im *Intermediate) error {
+	now, err := time.Parse(time.RFC3339, r.Now)
+	if err != nil {
+		return err
+	}
+	req := &caveat.Request{Tool: r.Tool, Op: r.Op, Paths: r.Paths, URLs: r.URLs, Audience: r.Audience}
+	if r.Cost != "" {
+		a, err := caveat.ParseAmount(r.Cost)
+		if err != nil {
+			return err
+		}
+		req.Cost = &a
+	}
+	if r.DPoP != nil {
+		req.Holder = &caveat.HolderProof{Proof: r.DPoP.Proof, Method: r.DPoP.Method, URI: r.DPoP.URI}
+	}
+	d, err := verify.Verify(t, req, keys, now, opts)
+	if err != nil {
+		return err
+	}
+	if im != nil && d.BlockIDs != nil {
+		for i, id := range d.BlockIDs {
+			if id.String() != im.BlockIDs[i] {
+				return fmt.Errorf("block id %d differs from intermediate", i)
+			}
+		}
+	}
+	got := "refused"
+	if d.Allowed {
+		got = "allowed"
+	}
+	if got != r.Expect {
+		return fmt.Errorf("got %s %v, want %s", got, d.Refusals, r.Expect)
+	}
+	if len(d.Refusals) != len(r.Refusals) {
+		return fmt.Errorf("got refusals %v, want %v", d.Refusals, r.Refusals)
+	}
+	for i, f := range d.Refusals {
+		kind := ""
+		if f.Kind != 0 {
+			kind = f.Kind.String()
+		}
+		w := r.Refusals[i]
+		if string(f.Check) != w.Check || f.Block != w.Block || kind != w.Kind {
+			return fmt.Errorf("refusal %d is %q, want %+v", i, f, w)
+		}
+	}
+	return nil
+}
+
+// checkRequests is the generator's check that a vector's expectations are
+// what the Go verifier says.
+func (g *gen) checkRequests(v *Vector) error {
+	if err := g.file.Run(v); err != nil {
+		return fmt.Errorf("vecgen: %s: %w", v.Name, err)
+	}
+	return nil
+}
