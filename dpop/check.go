@@ -1,0 +1,214 @@
+package dpop
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Expectations is what the verifier expects of one proof.
+type Expectations struct {
+	// Method is the expected htm, e.g. "POST"; compared exactly
+	// (case-sensitive, as RFC 9110 methods are). Required.
+	Method string
+	// URI is the expected htu. Both it and the proof's htu are normalised
+	// by NormalizeURI (query and fragment ignored). Non-HTTP URIs such as
+	// "mcp://workspace/read_file" work too. Required.
+	URI string
+	// Nonce, when non-empty, must equal the proof's nonce claim; a proof
+	// without one is refused (ErrNonce). When empty, a nonce claim in the
+	// proof is accepted and ignored.
+	Nonce string
+	// AccessToken, when non-empty, requires ath = base64url(SHA-256 of
+	// AccessToken exactly as given, without normalisation). When empty, an
+	// ath claim in the proof is accepted and not checked.
+	AccessToken string
+	// Thumbprint, when non-empty, is the RFC 7638 SHA-256 thumbprint
+	// (base64url, unpadded) the proof's jwk must have.
+	Thumbprint string
+	// Algorithms is the allow-list of "alg" values; nil means
+	// DefaultAlgorithms(). Only ES256 and EdDSA are supported; listing
+	// "none", an HS* algorithm or any other algorithm makes Check return an
+	// error wrapping ErrExpectations. A non-nil empty list is also an error.
+	Algorithms []jose.SignatureAlgorithm
+	// MaxAge is how old a proof may be; 0 means DefaultMaxAge.
+	MaxAge time.Duration
+	// FutureSkew is how far iat may lie ahead of now; 0 means
+	// DefaultFutureSkew.
+	FutureSkew time.Duration
+}
+
+// Proof is a checked proof.
+type Proof struct {
+	JTI        string
+	Method     string           // htm
+	URI        string           // htu as in the proof
+	IssuedAt   time.Time        // iat
+	Thumbprint string           // RFC 7638 SHA-256 thumbprint (jkt) of Key
+	Key        *jose.JSONWebKey // the proof's public key
+	// ReplayKey is the jti scoped to the normalised htu.
+	ReplayKey ReplayKey
+	// RememberUntil is iat + MaxAge + FutureSkew: the proof could pass the
+	// iat check of this verifier until iat + MaxAge, and FutureSkew more
+	// covers verifiers sharing one replay cache whose clocks differ by up to
+	// that much.
+	RememberUntil time.Time
+}
+
+// settings are validated Expectations.
+type settings struct {
+	algs           []jose.SignatureAlgorithm
+	uri            string
+	maxAge, future time.Duration
+}
+
+func expectationsError(reason string) error {
+	return fmt.Errorf("%w: %s", ErrExpectations, reason)
+}
+
+func (exp *Expectations) resolve() (settings, error) {
+	s := settings{algs: exp.Algorithms, maxAge: exp.MaxAge, future: exp.FutureSkew}
+	if s.algs == nil {
+		s.algs = supportedAlgorithms[:]
+	}
+	if len(s.algs) == 0 {
+		return s, expectationsError("empty algorithm allow-list")
+	}
+	for _, a := range s.algs {
+		if neverAllowed(a) {
+			return s, expectationsError("algorithm none and hmac algorithms are never allowed")
+		}
+		if a != jose.ES256 && a != jose.EdDSA {
+			return s, expectationsError("unsupported algorithm " + quote(string(a)))
+		}
+	}
+	if exp.Method == "" {
+		return s, expectationsError("method is empty")
+	}
+	uri, err := NormalizeURI(exp.URI)
+	if err != nil {
+		return s, expectationsError("uri: " + err.Error())
+	}
+	s.uri = uri
+	if s.maxAge < 0 || s.future < 0 || s.maxAge > MaxWindow || s.future > MaxWindow {
+		return s, expectationsError("max age and future skew must lie in [0, 24h]")
+	}
+	if s.maxAge == 0 {
+		s.maxAge = DefaultMaxAge
+	}
+	if s.future == 0 {
+		s.future = DefaultFutureSkew
+	}
+	return s, nil
+}
+
+// Check checks one DPoP proof against exp at time now, performing every
+// check of RFC 9449 §4.3 in the order given in the package documentation.
+// A refused proof yields an *Error (errors.Is(err, ErrInvalid)); unusable
+// Expectations yield an error wrapping ErrExpectations. Check does not
+// record the jti; see Proof.Remember.
+func Check(proof string, exp Expectations, now time.Time) (*Proof, error) {
+	st, err := exp.resolve()
+	if err != nil {
+		return nil, err
+	}
+	p, e := check(proof, &exp, &st, now)
+	if e != nil {
+		return nil, e
+	}
+	return p, nil
+}
+
+func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof, *Error) {
+	if len(proof) > MaxProofBytes {
+		return nil, refuse(CheckSize, fmt.Sprintf("longer than %d bytes", MaxProofBytes))
+	}
+	if e := checkShape(proof); e != nil {
+		return nil, e
+	}
+	jws, err := jose.ParseSignedCompact(proof, st.algs)
+	if err != nil {
+		return nil, diagnose(proof, st.algs)
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, refuse(CheckSyntax, "not exactly one signature")
+	}
+	sig := &jws.Signatures[0]
+	if u := &sig.Unprotected; u.Algorithm != "" || u.KeyID != "" || u.Nonce != "" ||
+		u.JSONWebKey != nil || len(u.ExtraHeaders) != 0 {
+		return nil, refuse(CheckSyntax, "unprotected header present")
+	}
+	jwk, _, e := checkHeader(&sig.Protected, st.algs)
+	if e != nil {
+		return nil, e
+	}
+	payload, err := jws.Verify(jwk.Key)
+	if err != nil {
+		return nil, refuse(CheckSignature, "does not verify with the jwk")
+	}
+	c, iat, e := decodeClaims(payload)
+	if e != nil {
+		return nil, e
+	}
+	if c.HTM != exp.Method {
+		return nil, refuse(CheckHTM, "got "+quote(c.HTM)+", want "+quote(exp.Method))
+	}
+	// NormalizeURI is idempotent, so an htu already in normal form equal
+	// to the expected one needs no second normalisation.
+	htu := st.uri
+	if c.HTU != st.uri {
+		if htu, err = NormalizeURI(c.HTU); err != nil {
+			return nil, refuse(CheckHTU, "not an absolute uri with a host")
+		}
+	}
+	if htu != st.uri {
+		return nil, refuse(CheckHTU, "got "+quote(htu)+", want "+quote(st.uri))
+	}
+	issued := time.Unix(iat, 0).UTC()
+	if issued.Before(now.Add(-st.maxAge)) {
+		return nil, refuse(CheckIAT, "proof too old")
+	}
+	if issued.After(now.Add(st.future)) {
+		return nil, refuse(CheckIAT, "proof from the future")
+	}
+	if exp.Nonce != "" {
+		if !c.hasNonce {
+			return nil, refuse(CheckNonce, "missing")
+		}
+		if subtle.ConstantTimeCompare([]byte(c.Nonce), []byte(exp.Nonce)) != 1 {
+			return nil, refuse(CheckNonce, "wrong")
+		}
+	}
+	if exp.AccessToken != "" {
+		if !c.hasATH {
+			return nil, refuse(CheckATH, "missing")
+		}
+		sum := sha256.Sum256([]byte(exp.AccessToken))
+		var want [43]byte // base64url length of a SHA-256 digest
+		base64.RawURLEncoding.Encode(want[:], sum[:])
+		if subtle.ConstantTimeCompare([]byte(c.ATH), want[:]) != 1 {
+			return nil, refuse(CheckATH, "does not match the access token")
+		}
+	}
+	jkt, err := Thumbprint(jwk)
+	if err != nil {
+		return nil, refuse(CheckJKT, "cannot compute key thumbprint")
+	}
+	if exp.Thumbprint != "" && subtle.ConstantTimeCompare([]byte(jkt), []byte(exp.Thumbprint)) != 1 {
+		return nil, refuse(CheckJKT, "key thumbprint does not match")
+	}
+	return &Proof{
+		JTI:           c.JTI,
+		Method:        c.HTM,
+		URI:           c.HTU,
+		IssuedAt:      issued,
+		Thumbprint:    jkt,
+		Key:           jwk,
+		ReplayKey:     ReplayKey{JTI: c.JTI, URI: htu},
+		RememberUntil: issued.Add(st.maxAge + st.future),
+	}, nil
+}

@@ -1,0 +1,73 @@
+// Package dpop creates and checks DPoP proofs (RFC 9449) and computes JWK
+// SHA-256 thumbprints (RFC 7638). It knows nothing of tickets: a caller that
+// binds a ticket to a key compares the thumbprint that Check returns (or
+// passes it in Expectations.Thumbprint) with the bound "jkt".
+//
+// Make builds a proof as RFC 9449 §4.2 describes (typ "dpop+jwt", the
+// public JWK in the protected header, claims jti, htm, htu, iat and
+// optionally nonce and ath). Thumbprint computes RFC 7638 thumbprints.
+// NormalizeURI compares URIs after RFC 3986 §6.2.2 and §6.2.3
+// normalisation. Numeric limits and defaults are in limits.go: proofs of at
+// most MaxProofBytes (8 KiB), a window of DefaultMaxAge (5 minutes) into
+// the past and DefaultFutureSkew (30 seconds) into the future.
+//
+// # Contract of Check
+//
+// Check first validates the Expectations; unusable ones (no method, a URI
+// NormalizeURI refuses, an allow-list naming "none", an HMAC or any
+// algorithm other than ES256 and EdDSA, a negative or over-long window)
+// give an error wrapping ErrExpectations, which does not match ErrInvalid.
+//
+// Check performs every check of RFC 9449 §4.3, in this fixed order, and the
+// first failure is returned as an *Error whose Check field names it (every
+// such error also matches ErrInvalid under errors.Is):
+//
+//  1. size: the proof is at most MaxProofBytes long (checked before parsing).
+//  2. syntax: exactly one JWS in compact serialization (three base64url parts
+//     in canonical unpadded form; JSON serialization, padding, whitespace and
+//     unprotected headers are refused); the protected header is a JSON object
+//     without duplicate members and without "crit" or "b64".
+//  3. typ: the protected header's "typ" is exactly "dpop+jwt".
+//  4. alg: "alg" is on the caller's allow-list (default ES256 and EdDSA);
+//     "none" and HMAC algorithms are never allowed.
+//  5. jwk: "jwk" is present, is a public key only (no private or symmetric
+//     members), its type matches alg (ES256: EC P-256; EdDSA: OKP
+//     Ed25519), and its "alg" member, if any, equals alg.
+//  6. signature: the JWS signature verifies with that jwk.
+//  7. claims: the payload is exactly one JSON object (valid UTF-8) with no
+//     two top-level members of the same name (compared after unescaping);
+//     "jti" (non-empty string of at most MaxJTIBytes), "htm" and "htu"
+//     (strings) and "iat" (a JSON integer literal: digits only) are present;
+//     "nonce" and "ath", when present, are strings. Other claims are
+//     ignored after a syntax check.
+//  8. htm: equals Expectations.Method exactly (methods are case-sensitive).
+//  9. htu: is an absolute URI and equals Expectations.URI once both are
+//     normalised by NormalizeURI (RFC 3986 §6.2.2 syntax-based and §6.2.3
+//     scheme-based normalisation; query and fragment are ignored).
+//  10. iat: now-MaxAge <= iat <= now+FutureSkew (both edges included;
+//     defaults DefaultMaxAge = 5 minutes and DefaultFutureSkew = 30 seconds).
+//  11. nonce: when Expectations.Nonce is set, the proof carries an equal
+//     nonce; failures also match ErrNonce, so that a server can answer with
+//     a fresh DPoP-Nonce (RFC 9449 §8).
+//  12. ath: when Expectations.AccessToken is set, "ath" equals
+//     base64url(SHA-256(access token)) of the token exactly as given. When no
+//     access token is expected, an "ath" claim is accepted and not checked.
+//  13. jkt: when Expectations.Thumbprint is set, the RFC 7638 SHA-256
+//     thumbprint of the jwk equals it (constant-time comparison).
+//
+// Check does not remember jti values: replay detection is stateful and is
+// the caller's job. Proof.ReplayKey (jti plus the normalised htu) and
+// Proof.RememberUntil are what to record, for example with
+// Proof.Remember and a MemoryReplayCache. Replay is keyed on the jti, never
+// on the proof bytes, because ECDSA signatures are malleable.
+//
+// Header failures are named by the same ordered checks whether go-jose
+// parsed the header or refused it, so the reported check does not depend on
+// go-jose internals.
+//
+// Error strings start with "dpop: " followed by the check name, are
+// lowercase apart from quoted values, have no trailing period, and never
+// contain key material or the proof; they may quote a short (at most 64
+// bytes) expected or actual htm or htu.
+// Check never panics, whatever its input.
+package dpop

@@ -1,0 +1,71 @@
+package dpop
+
+import (
+	"errors"
+	"strconv"
+)
+
+// CheckName names one step of proof checking; it is the Check field of
+// *Error. (The type cannot be called Check: that is the function.)
+type CheckName string
+
+// The checks, in the order in which Check performs them (see the package
+// documentation). CheckReplay is reported by Proof.Remember.
+const (
+	CheckSize      CheckName = "size"
+	CheckSyntax    CheckName = "syntax"
+	CheckTyp       CheckName = "typ"
+	CheckAlg       CheckName = "alg"
+	CheckJWK       CheckName = "jwk"
+	CheckSignature CheckName = "signature"
+	CheckClaims    CheckName = "claims"
+	CheckHTM       CheckName = "htm"
+	CheckHTU       CheckName = "htu"
+	CheckIAT       CheckName = "iat"
+	CheckNonce     CheckName = "nonce"
+	CheckATH       CheckName = "ath"
+	CheckJKT       CheckName = "jkt"
+	CheckReplay    CheckName = "replay"
+)
+
+var (
+	// ErrInvalid matches (errors.Is) every refusal of a proof.
+	ErrInvalid = errors.New("dpop: invalid proof")
+
+	// ErrNonce matches (errors.Is) a refusal because the required nonce is
+	// missing or wrong; a server answers it with a fresh DPoP-Nonce
+	// (RFC 9449 §8).
+	ErrNonce = errors.New("dpop: nonce missing or wrong")
+
+	// ErrExpectations is returned (wrapped) by Check when the Expectations
+	// themselves are unusable; it does not match ErrInvalid.
+	ErrExpectations = errors.New("dpop: invalid expectations")
+)
+
+// Error is a refusal of a proof: which check failed, and why.
+type Error struct {
+	Check  CheckName
+	Reason string
+}
+
+func (e *Error) Error() string {
+	return "dpop: " + string(e.Check) + ": " + e.Reason
+}
+
+// Is reports whether target is ErrInvalid, or ErrNonce for a nonce refusal.
+func (e *Error) Is(target error) bool {
+	return target == ErrInvalid || (target == ErrNonce && e.Check == CheckNonce)
+}
+
+func refuse(c CheckName, reason string) *Error {
+	return &Error{Check: c, Reason: reason}
+}
+
+// quote returns s quoted, cut to maxEcho bytes; it is only used for short
+// non-secret values such as htm and htu.
+func quote(s string) string {
+	if len(s) > maxEcho {
+		return strconv.Quote(s[:maxEcho]) + "..."
+	}
+	return strconv.Quote(s)
+}

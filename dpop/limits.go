@@ -1,0 +1,74 @@
+package dpop
+
+import (
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Limits and defaults. All numeric policy of the package lives here.
+const (
+	// DefaultMaxAge is how old (now - iat) a proof may be when
+	// Expectations.MaxAge is zero.
+	DefaultMaxAge = 5 * time.Minute
+
+	// DefaultFutureSkew is how far in the future (iat - now) a proof's iat
+	// may lie, to absorb clock skew, when Expectations.FutureSkew is zero.
+	DefaultFutureSkew = 30 * time.Second
+
+	// MaxWindow bounds Expectations.MaxAge and Expectations.FutureSkew.
+	MaxWindow = 24 * time.Hour
+
+	// MaxProofBytes is the largest proof Check accepts; longer input is
+	// refused before any decoding.
+	MaxProofBytes = 8 << 10
+
+	// MaxJTIBytes bounds the length of the jti claim.
+	MaxJTIBytes = 256
+
+	// MaxURIBytes bounds the length of a URI accepted by NormalizeURI.
+	MaxURIBytes = 4 << 10
+
+	// maxIssuedAt is the largest iat accepted (9999-12-31T23:59:59Z), which
+	// keeps time arithmetic far from overflow.
+	maxIssuedAt = 253402300799
+
+	// maxIssuedAtDigits is the number of digits of maxIssuedAt.
+	maxIssuedAtDigits = 12
+
+	// maxJSONDepth bounds the nesting of values inside unknown claims.
+	maxJSONDepth = 32
+
+	// smallMemberSet is how many unknown claim names are checked for
+	// duplicates by a linear scan before a map is used instead.
+	smallMemberSet = 16
+
+	// maxEcho bounds how much of a caller- or attacker-supplied value
+	// (htm, htu) an error message quotes.
+	maxEcho = 64
+
+	// maxKeyAttempts bounds the rejection sampling of NewKey for P-256;
+	// one attempt fails with probability below 2^-32.
+	maxKeyAttempts = 64
+
+	// jtiRandomBytes is how many random bytes Make draws for a jti.
+	jtiRandomBytes = 16
+
+	// DefaultReplayCacheSize is the capacity NewMemoryReplayCache uses when
+	// given a size <= 0.
+	DefaultReplayCacheSize = 1 << 16
+
+	// typDPoP is the only accepted "typ" header value (RFC 9449 §4.2).
+	typDPoP = "dpop+jwt"
+)
+
+// supportedAlgorithms lists every algorithm this package can check; an
+// Expectations.Algorithms entry outside this list is a caller error.
+var supportedAlgorithms = [...]jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
+
+// DefaultAlgorithms returns the allow-list used when
+// Expectations.Algorithms is nil: ES256 and EdDSA (Ed25519). It returns a
+// fresh slice on every call.
+func DefaultAlgorithms() []jose.SignatureAlgorithm {
+	return []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
+}

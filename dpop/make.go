@@ -1,0 +1,157 @@
+package dpop
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/cryptosigner"
+	josejson "github.com/go-jose/go-jose/v4/json"
+)
+
+// MakeOptions are the optional parts of a proof made by Make.
+type MakeOptions struct {
+	// Nonce, when non-empty, is sent as the nonce claim.
+	Nonce string
+	// AccessToken, when non-empty, adds ath = base64url(SHA-256(AccessToken)).
+	AccessToken string
+	// IssuedAt is the iat (truncated to whole seconds). Required: Make
+	// never reads the clock.
+	IssuedAt time.Time
+	// JTI is the jti; empty means 16 random bytes from Rand, base64url.
+	JTI string
+	// Rand is the source for the jti; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// proofClaims is the payload Make signs (RFC 9449 §4.2).
+type proofClaims struct {
+	JTI   string `json:"jti"`
+	HTM   string `json:"htm"`
+	HTU   string `json:"htu"`
+	IAT   int64  `json:"iat"`
+	Nonce string `json:"nonce,omitempty"`
+	ATH   string `json:"ath,omitempty"`
+}
+
+// Make builds a DPoP proof (RFC 9449 §4.2) for a request with the given
+// method and URI, signed by holderKey: an *ecdsa.PrivateKey on P-256 (ES256)
+// or an ed25519.PrivateKey (EdDSA), or any other crypto.Signer whose public
+// key is one of those. The header carries typ "dpop+jwt" and the public
+// JWK only. htu is uri without its query and fragment; the rest of uri must
+// be acceptable to NormalizeURI and is kept as given.
+func Make(holderKey crypto.Signer, method, uri string, opts MakeOptions) (string, error) {
+	if holderKey == nil || isNilPointer(holderKey) {
+		return "", errUnsupported
+	}
+	if k, ok := holderKey.(ed25519.PrivateKey); ok && len(k) != ed25519.PrivateKeySize {
+		return "", errUnsupported
+	}
+	if method == "" {
+		return "", errors.New("dpop: empty method")
+	}
+	if opts.IssuedAt.IsZero() {
+		return "", errors.New("dpop: issued-at time is required")
+	}
+	iat := opts.IssuedAt.Unix()
+	if iat < 0 || iat > maxIssuedAt {
+		return "", errors.New("dpop: issued-at out of range")
+	}
+	htu, _, _ := strings.Cut(uri, "#")
+	htu, _, _ = strings.Cut(htu, "?")
+	if _, err := NormalizeURI(htu); err != nil {
+		return "", err
+	}
+	jti := opts.JTI
+	if jti == "" {
+		r := opts.Rand
+		if r == nil {
+			r = rand.Reader
+		}
+		var b [jtiRandomBytes]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return "", errors.New("dpop: reading randomness for jti failed")
+		}
+		jti = base64.RawURLEncoding.EncodeToString(b[:])
+	}
+	if len(jti) > MaxJTIBytes {
+		return "", errors.New("dpop: jti too long")
+	}
+	c := proofClaims{JTI: jti, HTM: method, HTU: htu, IAT: iat, Nonce: opts.Nonce}
+	if opts.AccessToken != "" {
+		sum := sha256.Sum256([]byte(opts.AccessToken))
+		c.ATH = base64.RawURLEncoding.EncodeToString(sum[:])
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return "", errors.New("dpop: encoding claims failed")
+	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+
+	alg := algOf(holderKey.Public())
+	if alg == "" {
+		return "", errUnsupported
+	}
+	var key any
+	switch k := holderKey.(type) {
+	case *ecdsa.PrivateKey, ed25519.PrivateKey:
+		key = k
+	default:
+		key = cryptosigner.Opaque(holderKey)
+	}
+	opt := (&jose.SignerOptions{EmbedJWK: true}).WithType(typDPoP)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, opt)
+	if err != nil {
+		return "", errors.New("dpop: creating signer failed")
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		return "", errors.New("dpop: signing failed")
+	}
+	out, err := jws.CompactSerialize()
+	if err != nil {
+		return "", errors.New("dpop: serializing failed")
+	}
+	if !embedsPublicJWK(out) {
+		return "", errors.New("dpop: embedded jwk is not public")
+	}
+	if len(out) > MaxProofBytes {
+		return "", errors.New("dpop: proof too long")
+	}
+	return out, nil
+}
+
+// embedsPublicJWK reports whether the protected header of a compact JWS
+// embeds a jwk without private or symmetric members. Make uses it so that
+// it never publishes key material, whatever the signer embedded.
+func embedsPublicJWK(compact string) bool {
+	enc, _, _ := strings.Cut(compact, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return false
+	}
+	var hdr struct {
+		JWK map[string]josejson.RawMessage `json:"jwk"`
+	}
+	if josejson.Unmarshal(raw, &hdr) != nil || hdr.JWK == nil {
+		return false
+	}
+	for _, m := range privateMembers {
+		if _, ok := hdr.JWK[m]; ok {
+			return false
+		}
+	}
+	return true
+}
