@@ -2,7 +2,7 @@ package token
 
 import (
 	"crypto/ed25519"
-	"slices"
+	"fmt"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -61,44 +61,82 @@ func encodeBlock(b *Block) error {
 	return nil
 }
 
-// mapPairs returns the number of pairs of the canonical map that starts raw
-// (already checked by strictcbor), or -1 if raw does not start with a map.
-func mapPairs(raw []byte) int {
-	if len(raw) == 0 || raw[0]>>5 != 5 {
-		return -1
+// rawCaveat is one entry of a block's caveat map, undecoded.
+type rawCaveat struct {
+	kind uint64
+	raw  []byte
+}
+
+// blockFields are a block's fields as read from the wire, before checks.
+type blockFields struct {
+	mode    uint64
+	keyID   string
+	id      []byte
+	caveats []rawCaveat // in kind order; nil if field 4 is absent
+	next    []byte
+	rebind  []byte
+}
+
+// readBlock reads a block's fields (spec/FORMAT.md §3) from raw, which
+// must already have passed strictcbor.Check. It refuses unknown fields,
+// values of the wrong type and fields present with an empty value.
+func readBlock(raw []byte, i int) (blockFields, error) {
+	var f blockFields
+	r := strictcbor.NewReader(raw)
+	for n := r.Map(); n > 0 && !r.Failed(); n-- {
+		switch k := r.Uint(); k {
+		case 1:
+			if f.mode = r.Uint(); f.mode == 0 {
+				return f, malformed(i, "field present with an empty value")
+			}
+		case 2:
+			if f.keyID = string(r.Text()); f.keyID == "" {
+				return f, malformed(i, "field present with an empty value")
+			}
+		case 3:
+			f.id = r.Bytes()
+		case 4:
+			m := r.Map()
+			f.caveats = make([]rawCaveat, 0, m)
+			for ; m > 0 && !r.Failed(); m-- {
+				f.caveats = append(f.caveats, rawCaveat{kind: r.Uint(), raw: r.Raw()})
+			}
+		case 5:
+			f.next = r.Bytes()
+		case 6:
+			f.rebind = r.Bytes()
+		default:
+			return f, malformed(i, fmt.Sprintf("unknown field %d", k))
+		}
+		if (f.id != nil && len(f.id) == 0) || (f.next != nil && len(f.next) == 0) || (f.rebind != nil && len(f.rebind) == 0) {
+			return f, malformed(i, "field present with an empty value")
+		}
 	}
-	ai := raw[0] & 0x1f
-	switch {
-	case ai < 24:
-		return int(ai)
-	case ai == 24 && len(raw) > 1:
-		return int(raw[1])
-	case ai == 25 && len(raw) > 2:
-		return int(raw[1])<<8 | int(raw[2])
+	if !r.Done() {
+		return f, malformed(i, "a field or key has the wrong CBOR type")
 	}
-	return -1 // larger maps exceed every limit
+	return f, nil
 }
 
 // decodeBlock decodes the block at index i of a ticket whose block 0 has
 // the given mode (ignored for i == 0).
 func decodeBlock(raw []byte, i int, mode Mode) (Block, error) {
-	var w wireBlock
-	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits); err != nil {
+	if err := strictcbor.Check(raw, strictcbor.TicketLimits); err != nil {
 		return Block{}, malformed(i, err.Error())
 	}
-	if w.Caveats == nil {
+	f, err := readBlock(raw, i)
+	if err != nil {
+		return Block{}, err
+	}
+	return blockFromFields(f, raw, i, mode)
+}
+
+// blockFromFields checks a block's fields and decodes its caveats.
+func blockFromFields(w blockFields, raw []byte, i int, mode Mode) (Block, error) {
+	if w.caveats == nil {
 		return Block{}, malformed(i, "no caveat map")
 	}
-	present := 1
-	for _, p := range []bool{w.Mode != 0, w.KeyID != "", len(w.ID) > 0, len(w.Next) > 0, len(w.Rebind) > 0} {
-		if p {
-			present++
-		}
-	}
-	if mapPairs(raw) != present {
-		return Block{}, malformed(i, "field present with an empty value")
-	}
-	b := Block{Mode: Mode(w.Mode), KeyID: w.KeyID, TicketID: w.ID, RebindJWK: w.Rebind, raw: raw}
+	b := Block{Mode: Mode(w.mode), KeyID: w.keyID, TicketID: w.id, RebindJWK: w.rebind, raw: raw}
 	if i == 0 {
 		if b.Mode != ModeHMAC && b.Mode != ModeEd25519 {
 			return Block{}, malformed(0, "unknown or missing mode")
@@ -110,32 +148,29 @@ func decodeBlock(raw []byte, i int, mode Mode) (Block, error) {
 		if len(b.TicketID) != TicketIDBytes {
 			return Block{}, malformed(0, "ticket id must be 16 bytes")
 		}
-	} else if w.Mode != 0 || w.KeyID != "" || len(w.ID) > 0 {
+	} else if w.mode != 0 || w.keyID != "" || len(w.id) > 0 {
 		return Block{}, malformed(i, "mode, key id and ticket id belong in block 0 only")
 	}
 	switch {
-	case mode == ModeEd25519 && len(w.Next) != ed25519.PublicKeySize:
+	case mode == ModeEd25519 && len(w.next) != ed25519.PublicKeySize:
 		return Block{}, malformed(i, "ed25519 block needs a 32-byte next key")
-	case mode == ModeHMAC && len(w.Next) != 0:
+	case mode == ModeHMAC && len(w.next) != 0:
 		return Block{}, malformed(i, "hmac block has a next key")
 	}
-	if len(w.Next) > 0 {
-		b.NextKey = ed25519.PublicKey(w.Next)
+	if len(w.next) > 0 {
+		b.NextKey = ed25519.PublicKey(w.next)
 	}
-	if len(w.Caveats) > MaxCaveatsPerBlock {
+	if len(w.caveats) > MaxCaveatsPerBlock {
 		return Block{}, malformed(i, "too many caveats")
 	}
-	kinds := make([]uint64, 0, len(w.Caveats))
-	for k := range w.Caveats {
-		if k == 0 {
+	if len(w.caveats) > 0 {
+		b.Caveats = make([]caveat.Caveat, len(w.caveats))
+	}
+	for j, rc := range w.caveats {
+		if rc.kind == 0 {
 			return Block{}, malformed(i, "caveat kind 0 is reserved")
 		}
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	b.Caveats = make([]caveat.Caveat, len(kinds))
-	for j, k := range kinds {
-		c, err := caveat.DecodeValue(caveat.Kind(k), w.Caveats[k])
+		c, err := caveat.DecodeValue(caveat.Kind(rc.kind), rc.raw)
 		if err != nil {
 			return Block{}, fromCaveat(i, err, ErrMalformed)
 		}

@@ -41,14 +41,14 @@ func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
 func (t *Ticket) verifyHMAC(root []byte, ids []BlockID) error {
 	m := getMAC()
 	defer putMAC(m)
-	k := m.tag(root, labelHMACKey, t.blocks[0].TicketID, nil)
+	k := m.tag(root, bLabelHMACKey, t.blocks[0].TicketID, nil)
 	for i := range t.blocks {
-		k = m.tag(k[:], labelHMACBlock, t.blocks[i].raw, nil)
+		k = m.tag(k[:], bLabelHMACBlock, t.blocks[i].raw, nil)
 		ids[i] = blockID(k[:])
 	}
 	want, got := k[:], t.tail
 	if t.seal != nil {
-		s := m.tag(k[:], labelHMACSeal, nil, nil)
+		s := m.tag(k[:], bLabelHMACSeal, nil, nil)
 		want, got = s[:], t.seal
 	}
 	if !equalTag(want, got) {

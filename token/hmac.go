@@ -34,6 +34,7 @@ type mac struct {
 	inner, outer hash.Hash
 	pad          [shaBlockSize]byte
 	sum          [tagBytes]byte
+	out          [tagBytes]byte
 }
 
 var macPool = sync.Pool{New: func() any {
@@ -41,10 +42,20 @@ var macPool = sync.Pool{New: func() any {
 }}
 
 func getMAC() *mac  { return macPool.Get().(*mac) }
-func putMAC(m *mac) { m.pad = [shaBlockSize]byte{}; m.sum = [tagBytes]byte{}; macPool.Put(m) }
+func putMAC(m *mac) {
+	m.pad, m.sum, m.out = [shaBlockSize]byte{}, [tagBytes]byte{}, [tagBytes]byte{}
+	macPool.Put(m)
+}
+
+// Labels as byte slices, so that writing them allocates nothing.
+var (
+	bLabelHMACKey   = []byte(labelHMACKey)
+	bLabelHMACBlock = []byte(labelHMACBlock)
+	bLabelHMACSeal  = []byte(labelHMACSeal)
+)
 
 // tag returns HMAC-SHA256(key, label ‖ a ‖ b). key must be at most 64 bytes.
-func (m *mac) tag(key []byte, label string, a, b []byte) [tagBytes]byte {
+func (m *mac) tag(key []byte, label []byte, a, b []byte) [tagBytes]byte {
 	if len(key) > shaBlockSize {
 		panic("token: internal error: hmac key longer than one block")
 	}
@@ -55,7 +66,7 @@ func (m *mac) tag(key []byte, label string, a, b []byte) [tagBytes]byte {
 	}
 	m.inner.Reset()
 	m.inner.Write(m.pad[:])
-	m.inner.Write([]byte(label))
+	m.inner.Write(label)
 	m.inner.Write(a)
 	m.inner.Write(b)
 	inner := m.inner.Sum(m.sum[:0])
@@ -65,9 +76,8 @@ func (m *mac) tag(key []byte, label string, a, b []byte) [tagBytes]byte {
 	m.outer.Reset()
 	m.outer.Write(m.pad[:])
 	m.outer.Write(inner)
-	var out [tagBytes]byte
-	m.outer.Sum(out[:0])
-	return out
+	m.outer.Sum(m.out[:0])
+	return m.out
 }
 
 // hmacChain returns the tags of blocks under the root secret, one per
@@ -76,12 +86,12 @@ func hmacChain(root []byte, ticketID []byte, blocks [][]byte) (tags [][tagBytes]
 	m := getMAC()
 	defer putMAC(m)
 	tags = make([][tagBytes]byte, len(blocks))
-	k := m.tag(root, labelHMACKey, ticketID, nil)
+	k := m.tag(root, bLabelHMACKey, ticketID, nil)
 	for i, b := range blocks {
-		k = m.tag(k[:], labelHMACBlock, b, nil)
+		k = m.tag(k[:], bLabelHMACBlock, b, nil)
 		tags[i] = k
 	}
-	seal = m.tag(k[:], labelHMACSeal, nil, nil)
+	seal = m.tag(k[:], bLabelHMACSeal, nil, nil)
 	return tags, seal
 }
 
@@ -89,14 +99,14 @@ func hmacChain(root []byte, ticketID []byte, blocks [][]byte) (tags [][tagBytes]
 func hmacAppend(prev []byte, b []byte) [tagBytes]byte {
 	m := getMAC()
 	defer putMAC(m)
-	return m.tag(prev, labelHMACBlock, b, nil)
+	return m.tag(prev, bLabelHMACBlock, b, nil)
 }
 
 // hmacSeal returns the seal tag over the last tag.
 func hmacSeal(last []byte) [tagBytes]byte {
 	m := getMAC()
 	defer putMAC(m)
-	return m.tag(last, labelHMACSeal, nil, nil)
+	return m.tag(last, bLabelHMACSeal, nil, nil)
 }
 
 // equalTag compares tags in constant time.

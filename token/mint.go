@@ -60,8 +60,8 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 			return nil, fmt.Errorf("token: mint: %w", err)
 		}
 		m := getMAC()
-		k := m.tag(key.hmac, labelHMACKey, b.TicketID, nil)
-		tag := m.tag(k[:], labelHMACBlock, b.raw, nil)
+		k := m.tag(key.hmac, bLabelHMACKey, b.TicketID, nil)
+		tag := m.tag(k[:], bLabelHMACBlock, b.raw, nil)
 		putMAC(m)
 		t.tail = tag[:]
 	case ModeEd25519:

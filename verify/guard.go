@@ -3,7 +3,9 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
@@ -111,6 +113,7 @@ func (g *Guard) record(r chain.Record, now time.Time) error {
 	if g.cfg.Receipts == nil {
 		return nil
 	}
+	fitRecord(&r)
 	if _, err := g.cfg.Receipts.Append(r, now); err != nil {
 		return fmt.Errorf("verify: receipt: %w", err)
 	}
@@ -157,4 +160,37 @@ func receiptFor(d *Decision, t *token.Ticket, req *caveat.Request) chain.Record 
 		}
 	}
 	return r
+}
+
+// fitRecord makes request-derived fields fit a receipt: valid UTF-8, each
+// within its limit, at most chain.MaxSubjects subjects. What is cut is
+// marked, so a receipt never claims more than it holds, and a hostile
+// request cannot make its own refusal unrecordable.
+func fitRecord(r *chain.Record) {
+	const maxName, maxSubject, maxSubjects = 256, 512, 8 << 10
+	r.Tool = fit(r.Tool, maxName)
+	r.Op = fit(r.Op, maxName)
+	r.Reason = fit(r.Reason, chain.MaxReasonBytes)
+	r.Note = fit(r.Note, chain.MaxNoteBytes/2)
+	total := 0
+	for i, s := range r.Subjects {
+		s = fit(s, maxSubject)
+		if (i == chain.MaxSubjects-1 && len(r.Subjects) > chain.MaxSubjects) || total+len(s) > maxSubjects {
+			r.Subjects = append(r.Subjects[:i:i], fmt.Sprintf("… %d more", len(r.Subjects)-i))
+			break
+		}
+		r.Subjects[i], total = s, total+len(s)
+	}
+}
+
+func fit(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -163,3 +163,32 @@ func TestGuardReceipts(t *testing.T) {
 		t.Errorf("refusal receipt %+v", last)
 	}
 }
+
+// TestGuardRecordsHostileRequests: a request with invalid UTF-8, huge
+// fields and hundreds of subjects is still refused with a receipt, not an
+// error that would leave the decision unrecorded.
+func TestGuardRecordsHostileRequests(t *testing.T) {
+	f := fixtures(t)[0]
+	key, _ := chain.GenerateKey(chain.AlgHMACSHA256, "receipts", detrand.New("hostile"))
+	path := filepath.Join(t.TempDir(), "r.log")
+	log, err := chain.Open(path, key, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := verify.NewGuard(verify.GuardConfig{Keys: f.keys, Receipts: log})
+	r := req(strings.Repeat("\xff", 5000), "", "")
+	for i := range 300 {
+		r.Paths = append(r.Paths, "src/\xfe"+strings.Repeat("x", i*10))
+	}
+	d, err := g.Check(f.child, r, t0)
+	if err != nil {
+		t.Fatalf("hostile request could not be recorded: %v", err)
+	}
+	if d.Allowed {
+		t.Fatal("hostile request allowed")
+	}
+	log.Close()
+	if _, err := chain.Verify(path, key, "test"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,70 @@
+// Package chain is tickettool's receipt chain: an append-only log with one
+// signed record per authorisation decision, which an auditor verifies
+// later. FORMAT.md beside this file states the same format for a second
+// implementation.
+//
+// # Records
+//
+// A record is one CBOR map (RFC 8949) in core deterministic encoding
+// (RFC 8949 §4.2.1) with unsigned integer keys:
+//
+//	key field     type                 present
+//	 1  seq       uint                 always: the record's index in its log, from 0
+//	 2  time      uint                 always: Unix time in milliseconds (UTC)
+//	 3  kind      uint 1..6            always: intent, minted, delegated, allowed, refused, other
+//	 4  ticket    bstr, 1..64 bytes    when non-empty: the ticket id
+//	 5  family    bstr, 1..64 bytes    when non-empty: the block-0 ticket id of its family
+//	 6  block     uint, 1..65535       when non-zero: the ticket's block
+//	 7  tool      tstr                 when non-empty
+//	 8  op        tstr                 when non-empty
+//	 9  subjects  [+ tstr], 1..64      when non-empty
+//	10  check     tstr                 when non-empty: for a refusal, the check that refused
+//	11  caveat    tstr                 when non-empty: for a refusal, the caveat that refused
+//	12  reason    tstr                 when non-empty: a short reason
+//	13  note      tstr                 when non-empty
+//	14  prev      bstr, 32 bytes       always: SHA-256 of the previous record's exact bytes
+//	15  alg       uint 1..2            always: 1 Ed25519, 2 HMAC-SHA256
+//	16  sig       bstr, 64 or 32 bytes always: the signature
+//
+// Fields 4..13 are omitted when empty, so every record has exactly one
+// encoding. The signature covers
+//
+//	"tickettool/v1 receipt" || 0x00 || encoding of the map without key 16
+//
+// signed with Ed25519 (RFC 8032) or tagged with HMAC-SHA256 (RFC 2104);
+// since 16 is the largest key, the record is that map with one more pair
+// appended and its head's count raised by one. The first record's prev is
+// the origin hash SHA-256("tickettool/v1 receipt origin" || 0x00 ||
+// origin), which binds the whole chain to the log's origin.
+//
+// Decoding is strict: one canonical item (internal/strictcbor), no
+// unknown, missing or empty-but-present field, values within limits.go,
+// and the record must re-encode to exactly its bytes.
+//
+// # Log files
+//
+// A log is a file holding an RFC 8742 CBOR sequence of records and nothing
+// else. Log.Append writes under an exclusive flock(2) with O_APPEND and
+// fsyncs before returning; Verify replays the chain and stops at the first
+// break (*BreakError); a crash mid-append leaves a torn tail, which Verify
+// reports (ErrTorn), Append refuses, and Repair drops, saying exactly what.
+//
+// # Checkpoints
+//
+// A checkpoint (c2sp.org/tlog-checkpoint, signed as a c2sp.org/signed-note
+// through golang.org/x/mod/sumdb/note) states the log's origin, its number
+// of records, the RFC 6962 Merkle tree hash over the records' exact bytes
+// (computed with golang.org/x/mod/sumdb/tlog) and, in an extension line,
+// the chain head. Checking a log against a checkpoint detects truncation
+// and rollback, which a bare hash chain cannot; consistency proofs show a
+// newer checkpoint extends an older one, inclusion proofs that one record
+// is in the log.
+//
+// # Keys
+//
+// Ed25519 keys are signed-note keys (note.GenerateKey's text form), so
+// anyone with the public key verifies records and checkpoints. HMAC keys
+// are 32-byte secrets; their checkpoint signatures use signature type 0xff
+// "tickettool/v1 hmac-sha256", which only a holder of the secret can
+// verify. Secret key files are created exclusively with mode 0600.
+package chain

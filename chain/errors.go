@@ -1,0 +1,101 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrBroken matches (errors.Is) every *BreakError: the log does not
+	// verify. A torn tail matches it too.
+	ErrBroken = errors.New("chain: broken chain")
+
+	// ErrTorn matches a *BreakError whose Torn is set: the log ends in an
+	// incomplete record, as a crash mid-append leaves it. Repair drops it.
+	ErrTorn = errors.New("chain: torn tail")
+
+	// ErrMalformed is returned (wrapped) by Decode, Marshal and
+	// SigningInput for a record that is not one valid canonical record.
+	ErrMalformed = errors.New("chain: malformed record")
+
+	// ErrTruncated matches a *CheckpointError: the log holds fewer records
+	// than a checkpoint of it, so records were removed (truncation) or an
+	// older copy was put back (rollback).
+	ErrTruncated = errors.New("chain: log is shorter than its checkpoint")
+
+	// ErrForked matches a *CheckpointError: the log's first records are not
+	// the ones a checkpoint (or a consistency proof) commits to.
+	ErrForked = errors.New("chain: log does not match its checkpoint")
+
+	// ErrCheckpoint is returned (wrapped) for a checkpoint that is not a
+	// well-formed note signed by the expected key for the expected origin.
+	ErrCheckpoint = errors.New("chain: checkpoint does not verify")
+
+	// ErrClosed is returned by Append on a closed Log.
+	ErrClosed = errors.New("chain: log is closed")
+
+	// ErrClockBackwards is returned by Append when the caller's time lies
+	// more than MaxClockStepBack before the last record's time.
+	ErrClockBackwards = errors.New("chain: clock is behind the last record")
+
+	// ErrMalformedKey is returned (wrapped) for a key or key file that is
+	// not well-formed. Its messages never contain key material.
+	ErrMalformedKey = errors.New("chain: malformed key")
+
+	// ErrKeyFileMode is returned by ReadKeyFile for a secret key file that
+	// group or others may access.
+	ErrKeyFileMode = errors.New("chain: secret key file is accessible by group or others")
+
+	// ErrPublicKey is returned when a signing key is needed and the key is
+	// an Ed25519 public key.
+	ErrPublicKey = errors.New("chain: key cannot sign (public key only)")
+
+	// ErrWrongAlg is returned (wrapped) when a record's algorithm is not the
+	// key's.
+	ErrWrongAlg = errors.New("chain: record algorithm does not match the key")
+)
+
+// BreakError says where a log stops verifying: the index of the first
+// record that does not verify (for a torn tail, the index the incomplete
+// record would have had), the byte offset where that record starts, and
+// why. Verify stops at the first break.
+type BreakError struct {
+	Index  int64
+	Offset int64
+	Reason string
+	Torn   bool // the log ends in an incomplete record; Repair drops it
+}
+
+func (e *BreakError) Error() string {
+	if e.Torn {
+		return fmt.Sprintf("chain: torn tail at offset %d (record %d): %s; run Repair to drop it", e.Offset, e.Index, e.Reason)
+	}
+	return fmt.Sprintf("chain: broken at record %d (offset %d): %s", e.Index, e.Offset, e.Reason)
+}
+
+// Is reports whether target is ErrBroken, or ErrTorn for a torn tail.
+func (e *BreakError) Is(target error) bool {
+	return target == ErrBroken || (e.Torn && target == ErrTorn)
+}
+
+// CheckpointError says how a log (or a newer checkpoint) differs from a
+// checkpoint. It matches ErrTruncated or ErrForked.
+type CheckpointError struct {
+	LogSize        int64 // records in the log (or the newer checkpoint)
+	CheckpointSize int64 // records the checkpoint commits to
+	Reason         string
+	Err            error // ErrTruncated or ErrForked
+}
+
+func (e *CheckpointError) Error() string {
+	return fmt.Sprintf("%v: log has %d records, checkpoint %d: %s", e.Err, e.LogSize, e.CheckpointSize, e.Reason)
+}
+
+func (e *CheckpointError) Unwrap() error { return e.Err }
+
+// Torn describes what Repair dropped: Bytes bytes from Offset to the end
+// of the file. Bytes is 0 when there was nothing to drop.
+type Torn struct {
+	Offset int64
+	Bytes  int64
+}

@@ -1,0 +1,61 @@
+package chain
+
+import (
+	"time"
+
+	"github.com/tickettool/tickettool/internal/strictcbor"
+)
+
+// Limits. Every numeric bound of the package lives here; changing one
+// changes which records, logs, keys and checkpoints are accepted, so
+// FORMAT.md states them too.
+const (
+	// MaxRecordBytes bounds the encoding of one record (RFC 8949 item).
+	MaxRecordBytes = strictcbor.MaxRecordBytes
+
+	// MaxIDBytes bounds a ticket id and a family id.
+	MaxIDBytes = 64
+
+	// MaxNameBytes bounds the tool, operation, check and caveat fields and
+	// each subject.
+	MaxNameBytes = 1024
+
+	// MaxSubjects bounds the number of subjects of one record.
+	MaxSubjects = 64
+
+	// MaxReasonBytes bounds the reason of a refusal.
+	MaxReasonBytes = 1024
+
+	// MaxNoteBytes bounds the free-form note of a record.
+	MaxNoteBytes = 4096
+
+	// MaxBlock is the largest block index a record may name.
+	MaxBlock = 1<<16 - 1
+
+	// MaxOriginBytes bounds a log origin (the first checkpoint line).
+	MaxOriginBytes = 256
+
+	// MaxKeyNameBytes bounds a key name (the signed-note key name).
+	MaxKeyNameBytes = 256
+
+	// MaxTimeMillis is the latest record time, 9999-12-31T23:59:59.999Z,
+	// in milliseconds since the Unix epoch; times before the epoch are
+	// refused as well.
+	MaxTimeMillis = 253402300799999
+
+	// MaxClockStepBack is how far the caller's clock may lie behind the
+	// previous record's time before Append refuses (ErrClockBackwards).
+	// Within it Append records the previous record's time instead, so that
+	// appenders that read the clock before waiting for the lock never
+	// produce a record whose time goes backwards.
+	MaxClockStepBack = time.Minute
+
+	// MaxBatch bounds the records of one AppendBatch call.
+	MaxBatch = 1024
+
+	// MaxCheckpointBytes bounds a signed checkpoint note.
+	MaxCheckpointBytes = 8 << 10
+
+	// MaxKeyFileBytes bounds a key file.
+	MaxKeyFileBytes = 4 << 10
+)

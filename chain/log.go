@@ -1,0 +1,295 @@
+package chain
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Log appends records to a log file: an RFC 8742 CBOR sequence of records,
+// each chained to the one before it and signed.
+//
+// Append is safe for concurrent use by many goroutines (a mutex) and by
+// many processes, each with its own Log (an exclusive flock(2) on the file
+// for the whole read-tail, write, fsync step). The file is opened with
+// O_APPEND, so earlier bytes are never rewritten, and every append is
+// fsynced before Append returns. A Log caches the tail it last saw; under
+// the lock it compares the file's size with the cache, checks every record
+// other writers appended since (signature, sequence, link, time), and
+// re-reads the tail when the file shrank, so concurrent writers never fork
+// the chain.
+type Log struct {
+	mu     sync.Mutex
+	f      *os.File // nil once closed
+	key    *Key
+	origin string
+
+	valid   bool     // the fields below describe the file while it is size bytes long
+	size    int64    // bytes
+	count   int64    // records
+	head    [32]byte // chain hash of the last record, or OriginHash
+	last    int64    // milliseconds of the last record, -1 when empty
+	tailLen int64    // bytes of the last record, 0 when empty
+
+	err error // sticky: after a failed fsync nothing more is appended
+}
+
+// writeHook, when set (by tests only), replaces the single write of an
+// append, e.g. to split it in two so that a kill can tear it.
+var writeHook func(f *os.File, b []byte) (int, error)
+
+// Open opens the log at path for appending with the signing key for
+// origin, creating it (mode 0600: receipts name tools, paths and hosts;
+// hand auditors a copy) when absent and syncing its directory. Open checks
+// under the lock that the log ends cleanly: every record is one canonical
+// item, the first is bound to origin and verifies, and the last verifies
+// and links to the one before it. It does not replay every signature of a
+// long log (Verify does). A torn tail or a broken tail is returned as a
+// *BreakError; run Repair, or investigate.
+func Open(path string, key *Key, origin string) (*Log, error) {
+	if err := checkKey(key, true); err != nil {
+		return nil, err
+	}
+	if err := checkOrigin(origin); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	created := err == nil
+	if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chain: open log: %w", err)
+	}
+	l := &Log{f: f, key: key, origin: origin, last: -1}
+	if err := l.open(filepath.Dir(path), created); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) open(dir string, created bool) error {
+	if fi, err := l.f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return errors.New("chain: open log: not a regular file")
+	}
+	if created {
+		d, err := os.Open(dir)
+		if err == nil {
+			err = d.Sync()
+			d.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("chain: sync log directory: %w", err)
+		}
+	}
+	if err := lockFile(l.f, true); err != nil {
+		return fmt.Errorf("chain: lock log: %w", err)
+	}
+	defer unlockFile(l.f)
+	return l.refresh()
+}
+
+// refresh brings the cache up to date with the file; the lock is held.
+func (l *Log) refresh() error {
+	fi, err := l.f.Stat()
+	if err != nil {
+		l.valid = false
+		return fmt.Errorf("chain: stat log: %w", err)
+	}
+	size := fi.Size()
+	if l.valid && size >= l.size && l.tailUnchanged() {
+		if size == l.size {
+			return nil
+		}
+		return l.follow(size)
+	}
+	return l.rescan(size)
+}
+
+// tailUnchanged reports whether the cached last record is still in place,
+// byte for byte (one small read), so that a tail rewritten behind the
+// Log's back is noticed even when the size did not change.
+func (l *Log) tailUnchanged() bool {
+	if l.count == 0 {
+		return true
+	}
+	b := make([]byte, l.tailLen)
+	if _, err := l.f.ReadAt(b, l.size-l.tailLen); err != nil {
+		return false
+	}
+	return sha256.Sum256(b) == l.head
+}
+
+// follow checks the records other writers appended after the cached tail.
+func (l *Log) follow(size int64) error {
+	l.valid = false
+	v := &replayer{key: l.key, origin: l.origin, count: l.count, head: l.head, last: l.last, atIndex: -1}
+	s := newScanner(io.NewSectionReader(l.f, l.size, size-l.size))
+	s.off, s.index = l.size, l.count
+	for {
+		item, off, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := v.add(item, off); err != nil {
+			return err
+		}
+		l.tailLen = int64(len(item))
+	}
+	l.valid, l.size, l.count, l.head, l.last = true, size, v.count, v.head, v.last
+	return nil
+}
+
+// rescan reads the whole file: every item must be canonical, the first
+// record must verify for the origin, the last must verify and link.
+func (l *Log) rescan(size int64) error {
+	l.valid = false
+	v := newReplayer(l.key, l.origin)
+	v.merkle = false
+	s := newScanner(io.NewSectionReader(l.f, 0, size))
+	var prev, last []byte
+	var prevOff, lastOff int64
+	for {
+		item, off, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if off == 0 {
+			if err := v.add(item, off); err != nil {
+				return err
+			}
+		}
+		prev, last = last, append(prev[:0], item...)
+		prevOff, lastOff = lastOff, off
+	}
+	if n := s.index; n >= 2 {
+		pr, _, err := decode(prev)
+		if err != nil {
+			return &BreakError{Index: n - 2, Offset: prevOff, Reason: err.Error()}
+		}
+		v = &replayer{key: l.key, origin: l.origin, count: n - 1, head: sha256.Sum256(prev), last: pr.Time.UnixMilli(), atIndex: -1}
+		if err := v.add(last, lastOff); err != nil {
+			return err
+		}
+	}
+	l.valid, l.size, l.count, l.head, l.last, l.tailLen = true, size, v.count, v.head, v.last, int64(len(last))
+	return nil
+}
+
+// Append appends one record and returns it as written. See AppendBatch.
+func (l *Log) Append(r Record, now time.Time) (Record, error) {
+	out, err := l.AppendBatch([]Record{r}, now)
+	if err != nil {
+		return Record{}, err
+	}
+	return out[0], nil
+}
+
+// AppendBatch appends records (at most MaxBatch) in one write and one
+// fsync, and returns them as written. Each record's Seq, Time, Prev, Alg
+// and Sig are set by the log (whatever the caller put there): Time is now
+// in whole milliseconds, or the last record's time when now lies before it
+// by at most MaxClockStepBack (further back: ErrClockBackwards), so time
+// never goes backwards in the log. All records of a batch share one time.
+//
+// When AppendBatch returns nil every record is durable (written and
+// fsynced). On an error no record is acknowledged, though a crash or a
+// failed fsync may leave some of them in the file. After a failed fsync
+// the Log refuses every further append: reopen it and Verify. A log that
+// ends in a torn tail is refused (ErrTorn) until Repair.
+func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
+	if len(rs) == 0 || len(rs) > MaxBatch {
+		return nil, fmt.Errorf("chain: a batch holds 1 to %d records, not %d", MaxBatch, len(rs))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil, ErrClosed
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	if err := lockFile(l.f, true); err != nil {
+		return nil, fmt.Errorf("chain: lock log: %w", err)
+	}
+	defer unlockFile(l.f)
+	if err := l.refresh(); err != nil {
+		return nil, err
+	}
+	t := now.UnixMilli()
+	if t < l.last {
+		if t < l.last-MaxClockStepBack.Milliseconds() {
+			return nil, fmt.Errorf("%w: now %s, last record %s", ErrClockBackwards,
+				now.UTC().Format(timeFormat), time.UnixMilli(l.last).UTC().Format(timeFormat))
+		}
+		t = l.last
+	}
+	if t < 0 || t > MaxTimeMillis {
+		return nil, fmt.Errorf("chain: time %s is out of range", now.UTC().Format(time.RFC3339))
+	}
+	out := make([]Record, len(rs))
+	var buf []byte
+	var tailLen int64
+	head := l.head
+	for i, r := range rs {
+		r.Seq, r.Time, r.Prev, r.Alg, r.Sig = uint64(l.count)+uint64(i), time.UnixMilli(t).UTC(), head, l.key.alg, nil
+		input, err := r.SigningInput()
+		if err != nil && len(rs) > 1 {
+			return nil, fmt.Errorf("%w (record %d of the batch)", err, i)
+		} else if err != nil {
+			return nil, err
+		}
+		if r.Sig, err = l.key.sign(input); err != nil {
+			return nil, err
+		}
+		b, err := withSig(input[len(recordDomain):], r.Sig)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v (record %d of the batch)", ErrMalformed, err, i)
+		}
+		head = sha256.Sum256(b)
+		buf = append(buf, b...)
+		out[i] = r
+		tailLen = int64(len(b))
+	}
+	write := (*os.File).Write
+	if writeHook != nil {
+		write = writeHook
+	}
+	if _, err := write(l.f, buf); err != nil {
+		l.valid = false // a partial write leaves a torn tail; rescan finds it
+		return nil, fmt.Errorf("chain: append: %w", err)
+	}
+	if err := l.f.Sync(); err != nil {
+		l.valid = false
+		l.err = fmt.Errorf("chain: fsync failed, appends stopped; reopen and verify the log: %w", err)
+		return nil, l.err
+	}
+	l.size += int64(len(buf))
+	l.count += int64(len(rs))
+	l.head, l.last, l.tailLen = head, t, tailLen
+	return out, nil
+}
+
+// Close closes the log file. Appends after Close return ErrClosed.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

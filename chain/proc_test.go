@@ -1,0 +1,210 @@
+package chain
+
+import (
+	"bufio"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHelperProcess is not a test: it is the child process of the
+// multi-process tests (re-executed test binary). It appends to the log
+// CHAIN_LOG with the key in CHAIN_KEY and prints "ack <seq> <hex record>"
+// after each append returns.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv("CHAIN_HELPER")
+	if mode == "" {
+		return
+	}
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		os.Exit(2)
+	}
+	key, err := ReadKeyFile(os.Getenv("CHAIN_KEY"))
+	if err != nil {
+		fail(err)
+	}
+	n, _ := strconv.Atoi(os.Getenv("CHAIN_N"))
+	if mode == "crash" {
+		// Split every append in two writes with a pause between, so that a
+		// kill can leave a torn tail.
+		writeHook = func(f *os.File, b []byte) (int, error) {
+			h := len(b) / 2
+			m, err := f.Write(b[:h])
+			if err != nil {
+				return m, err
+			}
+			time.Sleep(time.Millisecond)
+			m2, err := f.Write(b[h:])
+			return m + m2, err
+		}
+	}
+	l, err := Open(os.Getenv("CHAIN_LOG"), key, testOrigin)
+	if err != nil {
+		fail(err)
+	}
+	for i := 0; n <= 0 || i < n; i++ {
+		r, err := l.Append(Record{Kind: KindAllowed, Tool: "t", Note: fmt.Sprintf("%s-%d", os.Getenv("CHAIN_ID"), i)}, time.Now())
+		if err != nil {
+			fail(err)
+		}
+		b, _ := r.Marshal()
+		fmt.Printf("ack %d %x\n", r.Seq, b)
+	}
+	l.Close()
+	os.Exit(0)
+}
+
+// helper starts a child appending n records (forever when n is 0) and
+// returns it with a channel of the acknowledged records' lines.
+func helper(t *testing.T, mode, logPath, keyPath, id string, n int) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CHAIN_HELPER="+mode, "CHAIN_LOG="+logPath, "CHAIN_KEY="+keyPath,
+		"CHAIN_ID="+id, "CHAIN_N="+strconv.Itoa(n))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		io.Copy(io.Discard, out)
+	}()
+	return cmd, lines
+}
+
+// parseAck turns an ack line into the record it acknowledges.
+func parseAck(t *testing.T, line string) Record {
+	t.Helper()
+	f := strings.Fields(line)
+	if len(f) != 3 || f[0] != "ack" {
+		t.Fatalf("bad helper line %q", line)
+	}
+	b, err := hex.DecodeString(f[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(b)
+	if err != nil || strconv.FormatUint(r.Seq, 10) != f[1] {
+		t.Fatalf("bad ack %q: %v", line, err)
+	}
+	return r
+}
+
+func keyFile(t *testing.T, key *Key) string {
+	p := filepath.Join(t.TempDir(), "receipt.key")
+	if err := WriteKeyFile(p, key); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	key := seedKey(t, "k", 5)
+	kp := keyFile(t, key)
+	l, p := openTemp(t, key)
+	const procs, each = 3, 15
+	acked := make(chan Record, procs*each*2)
+	var wg sync.WaitGroup
+	for i := range procs {
+		cmd, lines := helper(t, "append", p, kp, fmt.Sprintf("p%d", i), each)
+		wg.Go(func() {
+			for line := range lines {
+				acked <- parseAck(t, line)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("helper %d: %v", i, err)
+			}
+		})
+	}
+	// This process appends at the same time, from two goroutines.
+	for g := range 2 {
+		wg.Go(func() {
+			for i := range each {
+				r, err := l.Append(Record{Kind: KindAllowed, Note: fmt.Sprintf("g%d-%d", g, i)}, time.Now())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				acked <- r
+			}
+		})
+	}
+	wg.Wait()
+	close(acked)
+	if len(acked) != (procs+2)*each {
+		t.Fatalf("%d acknowledgements, want %d", len(acked), (procs+2)*each)
+	}
+	checkAcked(t, p, key, acked, (procs+2)*each)
+}
+
+// TestCrashKill kills a writer with SIGKILL while it appends, a dozen
+// times: every acknowledged record must survive, a torn tail must be
+// reported and repaired, and the chain must verify.
+func TestCrashKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	key := hmacKey(t, "k", 5)
+	kp := keyFile(t, key)
+	p := filepath.Join(t.TempDir(), "receipts.cbor")
+	all := make(chan Record, 1<<16)
+	torn := 0
+	for iter := range 12 {
+		cmd, lines := helper(t, "crash", p, kp, fmt.Sprintf("c%d", iter), 0)
+		// Let it append a few records, then kill it at a varying moment.
+		got, killed := 0, false
+		for line := range lines {
+			all <- parseAck(t, line)
+			if got++; got == 3+iter%3 {
+				time.Sleep(time.Duration(iter%4) * 700 * time.Microsecond)
+				cmd.Process.Signal(syscall.SIGKILL)
+				killed = true
+				break
+			}
+		}
+		for line := range lines {
+			all <- parseAck(t, line)
+		}
+		if err := cmd.Wait(); !killed {
+			t.Fatalf("iteration %d: the writer stopped before it was killed: %v", iter, err)
+		}
+		_, err := Verify(p, key, testOrigin)
+		if errors.Is(err, ErrTorn) {
+			torn++
+			d, rerr := Repair(p, key, testOrigin)
+			be := err.(*BreakError)
+			if rerr != nil || d.Offset != be.Offset || d.Bytes <= 0 {
+				t.Fatalf("iteration %d: Repair %+v %v after %v", iter, d, rerr, err)
+			}
+		} else if err != nil {
+			t.Fatalf("iteration %d: %v", iter, err)
+		}
+	}
+	close(all)
+	t.Logf("%d acknowledged records, %d torn tails repaired", len(all), torn)
+	checkAcked(t, p, key, all, -1)
+}

@@ -1,0 +1,257 @@
+package chain
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/strictcbor"
+)
+
+// Domain-separation prefixes. Every signature or tag this package makes
+// covers one of these prefixes followed by the message, so a signature of
+// one kind can never be taken for another.
+const (
+	recordDomain     = "tickettool/v1 receipt\x00"
+	originDomain     = "tickettool/v1 receipt origin\x00"
+	checkpointDomain = "tickettool/v1 checkpoint\x00"
+)
+
+// Record is one receipt: one authorisation decision or event. Its encoding
+// is described in the package documentation and in FORMAT.md.
+//
+// Seq, Time, Prev, Alg and Sig are filled in by Log.Append; the other
+// fields are the caller's. Empty optional fields are omitted from the
+// encoding, so an empty slice and a nil slice encode alike (and decode as
+// nil). Text fields must be valid UTF-8.
+type Record struct {
+	Seq      uint64    // index of the record in its log, from 0
+	Time     time.Time // whole milliseconds, UTC once decoded
+	Kind     Kind
+	TicketID []byte // the ticket the record is about (at most MaxIDBytes)
+	FamilyID []byte // the block-0 ticket id all its descendants share
+	Block    int    // the ticket's block the record is about
+	Tool     string
+	Op       string
+	Subjects []string // the request's subjects (paths, URLs, ...)
+	Check    string   // for a refusal: the check that refused
+	Caveat   string   // for a refusal: the caveat kind that refused
+	Reason   string   // for a refusal: a short reason a person can act on
+	Note     string   // anything else worth recording
+	Prev     [32]byte // SHA-256 of the previous record's bytes, or OriginHash
+	Alg      Alg      // the algorithm of Sig
+	Sig      []byte   // signature over SigningInput
+}
+
+// wireRecord is the CBOR map of a record (RFC 8949 §4.2.1 deterministic
+// encoding, integer keys in ascending order). Required fields have no
+// omitempty: seq, time, kind, prev and alg are always present.
+type wireRecord struct {
+	Seq      uint64   `cbor:"1,keyasint"`
+	Time     uint64   `cbor:"2,keyasint"`
+	Kind     uint8    `cbor:"3,keyasint"`
+	TicketID []byte   `cbor:"4,keyasint,omitempty"`
+	FamilyID []byte   `cbor:"5,keyasint,omitempty"`
+	Block    uint64   `cbor:"6,keyasint,omitempty"`
+	Tool     string   `cbor:"7,keyasint,omitempty"`
+	Op       string   `cbor:"8,keyasint,omitempty"`
+	Subjects []string `cbor:"9,keyasint,omitempty"`
+	Check    string   `cbor:"10,keyasint,omitempty"`
+	Caveat   string   `cbor:"11,keyasint,omitempty"`
+	Reason   string   `cbor:"12,keyasint,omitempty"`
+	Note     string   `cbor:"13,keyasint,omitempty"`
+	Prev     []byte   `cbor:"14,keyasint"`
+	Alg      uint8    `cbor:"15,keyasint"`
+	Sig      []byte   `cbor:"16,keyasint,omitempty"`
+}
+
+// OriginHash is the prev value of a log's first record:
+// SHA-256("tickettool/v1 receipt origin" || 0x00 || origin). It binds the
+// whole chain to the log's origin.
+func OriginHash(origin string) [32]byte {
+	return sha256.Sum256([]byte(originDomain + origin))
+}
+
+// Hash is the chain hash of a record: SHA-256 of its exact bytes, as the
+// next record's Prev holds it.
+func Hash(record []byte) [32]byte { return sha256.Sum256(record) }
+
+func checkText(field string, s string, max int) error {
+	if len(s) > max {
+		return fmt.Errorf("%s is longer than %d bytes", field, max)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+// toWire checks r's fields and returns its wire form without the signature.
+func (r *Record) toWire() (wireRecord, error) {
+	var w wireRecord
+	if !r.Kind.valid() {
+		return w, fmt.Errorf("invalid kind %d", r.Kind)
+	}
+	if r.Alg.sigSize() == 0 {
+		return w, fmt.Errorf("invalid algorithm %d", r.Alg)
+	}
+	ms := r.Time.UnixMilli()
+	if ms < 0 || ms > MaxTimeMillis {
+		return w, fmt.Errorf("time %s is out of range", r.Time.UTC().Format(time.RFC3339))
+	}
+	if len(r.TicketID) > MaxIDBytes || len(r.FamilyID) > MaxIDBytes {
+		return w, fmt.Errorf("ticket or family id is longer than %d bytes", MaxIDBytes)
+	}
+	if r.Block < 0 || r.Block > MaxBlock {
+		return w, fmt.Errorf("block %d is out of range", r.Block)
+	}
+	if len(r.Subjects) > MaxSubjects {
+		return w, fmt.Errorf("more than %d subjects", MaxSubjects)
+	}
+	for _, s := range r.Subjects {
+		if err := checkText("subject", s, MaxNameBytes); err != nil {
+			return w, err
+		}
+	}
+	for _, f := range [...]struct {
+		name, v string
+		max     int
+	}{
+		{"tool", r.Tool, MaxNameBytes}, {"op", r.Op, MaxNameBytes},
+		{"check", r.Check, MaxNameBytes}, {"caveat", r.Caveat, MaxNameBytes},
+		{"reason", r.Reason, MaxReasonBytes}, {"note", r.Note, MaxNoteBytes},
+	} {
+		if err := checkText(f.name, f.v, f.max); err != nil {
+			return w, err
+		}
+	}
+	w = wireRecord{
+		Seq: r.Seq, Time: uint64(ms), Kind: uint8(r.Kind),
+		TicketID: r.TicketID, FamilyID: r.FamilyID, Block: uint64(r.Block),
+		Tool: r.Tool, Op: r.Op, Subjects: r.Subjects,
+		Check: r.Check, Caveat: r.Caveat, Reason: r.Reason, Note: r.Note,
+		Prev: r.Prev[:], Alg: uint8(r.Alg),
+	}
+	return w, nil
+}
+
+// unsigned returns the encoding of r without field 16.
+func (r *Record) unsigned() ([]byte, error) {
+	w, err := r.toWire()
+	if err != nil {
+		return nil, err
+	}
+	b, err := strictcbor.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode: %v", err)
+	}
+	return b, nil
+}
+
+// withSig returns the record's full encoding from its unsigned encoding:
+// the map gains one pair, key 16 (which sorts after every other key) with
+// the signature as a byte string. A record has at most 15 pairs without
+// its signature, so its map head is the single byte 0xa0|n.
+func withSig(unsigned, sig []byte) ([]byte, error) {
+	if len(unsigned) == 0 || unsigned[0]>>5 != 5 || unsigned[0]&0x1f >= 16 {
+		return nil, fmt.Errorf("unexpected record head")
+	}
+	if len(sig) < 24 || len(sig) > 255 {
+		return nil, fmt.Errorf("signature of %d bytes", len(sig))
+	}
+	out := make([]byte, 0, len(unsigned)+3+len(sig))
+	out = append(out, unsigned[0]+1)
+	out = append(out, unsigned[1:]...)
+	out = append(out, 0x10, 0x58, byte(len(sig)))
+	out = append(out, sig...)
+	if len(out) > MaxRecordBytes {
+		return nil, fmt.Errorf("record is longer than %d bytes", MaxRecordBytes)
+	}
+	return out, nil
+}
+
+// Marshal returns the record's one encoding, signature included. Time is
+// encoded in whole milliseconds (truncated). It fails when a field is out
+// of bounds or Sig is not a signature of Alg's size; it does not check the
+// signature.
+func (r Record) Marshal() ([]byte, error) {
+	if len(r.Sig) != r.Alg.sigSize() {
+		return nil, fmt.Errorf("%w: signature is %d bytes, %s needs %d", ErrMalformed, len(r.Sig), r.Alg, r.Alg.sigSize())
+	}
+	u, err := r.unsigned()
+	if err == nil {
+		var b []byte
+		if b, err = withSig(u, r.Sig); err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+}
+
+// SigningInput returns the bytes a record's signature covers:
+// "tickettool/v1 receipt" || 0x00 || the encoding of the record's map
+// without key 16. Sig is ignored.
+func (r Record) SigningInput() ([]byte, error) {
+	u, err := r.unsigned()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return append([]byte(recordDomain), u...), nil
+}
+
+// Decode decodes one record strictly: data must be exactly one canonical
+// CBOR item (RFC 8949 §4.2.1) within the limits, with no unknown, missing
+// or empty-but-present fields, and must be the record's one encoding. It
+// does not check the signature (see VerifyRecord).
+func Decode(data []byte) (Record, error) {
+	r, _, err := decode(data)
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return r, nil
+}
+
+// decode returns the record and its signing input, or an error whose text
+// is a reason without the package prefix.
+func decode(data []byte) (Record, []byte, error) {
+	var w wireRecord
+	if err := strictcbor.Unmarshal(data, &w, strictcbor.RecordLimits); err != nil {
+		return Record{}, nil, fmt.Errorf("not a canonical record: %v", err)
+	}
+	r := Record{
+		Seq: w.Seq, Kind: Kind(w.Kind),
+		TicketID: w.TicketID, FamilyID: w.FamilyID,
+		Tool: w.Tool, Op: w.Op, Subjects: w.Subjects,
+		Check: w.Check, Caveat: w.Caveat, Reason: w.Reason, Note: w.Note,
+		Alg: Alg(w.Alg), Sig: w.Sig,
+	}
+	if w.Time > MaxTimeMillis {
+		return Record{}, nil, fmt.Errorf("time %d is out of range", w.Time)
+	}
+	r.Time = time.UnixMilli(int64(w.Time)).UTC()
+	if w.Block > MaxBlock {
+		return Record{}, nil, fmt.Errorf("block %d is out of range", w.Block)
+	}
+	r.Block = int(w.Block)
+	if len(w.Prev) != len(r.Prev) {
+		return Record{}, nil, fmt.Errorf("prev is %d bytes, not 32", len(w.Prev))
+	}
+	copy(r.Prev[:], w.Prev)
+	if n := r.Alg.sigSize(); n == 0 || len(r.Sig) != n {
+		return Record{}, nil, fmt.Errorf("signature of %d bytes for algorithm %d", len(r.Sig), w.Alg)
+	}
+	u, err := r.unsigned()
+	if err != nil {
+		return Record{}, nil, err
+	}
+	full, err := withSig(u, r.Sig)
+	if err != nil {
+		return Record{}, nil, err
+	}
+	if !bytes.Equal(full, data) {
+		return Record{}, nil, fmt.Errorf("not the record's one encoding (missing or empty field)")
+	}
+	return r, append([]byte(recordDomain), u...), nil
+}

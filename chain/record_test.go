@@ -1,0 +1,142 @@
+package chain
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRecordRoundTrip(t *testing.T) {
+	for name, key := range testKeys(t) {
+		recs := makeRecords(t, key, testOrigin, 3)
+		for i, b := range recs {
+			r, err := Decode(b)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if r.Seq != uint64(i) || r.Kind != KindRefused || r.Alg != key.Alg() || r.Block != 2 {
+				t.Fatalf("%s: decoded %+v", name, r)
+			}
+			again, err := r.Marshal()
+			if err != nil || string(again) != string(b) {
+				t.Fatalf("%s: re-encoding differs: %v", name, err)
+			}
+			if _, err := VerifyRecord(b, key.VerifierKey()); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+}
+
+func TestMinimalRecord(t *testing.T) {
+	key := seedKey(t, "k", 1)
+	r := Record{Kind: KindIntent, Time: t0, Prev: OriginHash(testOrigin)}
+	b := seal(t, key, r)
+	// {1: 0, 2: ms, 3: 1, 14: h'..', 15: 1, 16: h'..'}: six pairs.
+	if b[0] != 0xa6 {
+		t.Fatalf("head %#x", b[0])
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Alg, r.Sig = AlgEd25519, got.Sig
+	if !reflect.DeepEqual(got, r) {
+		t.Fatalf("got %+v\nwant %+v", got, r)
+	}
+}
+
+func TestMarshalRefuses(t *testing.T) {
+	base := fullRecord(0)
+	base.Time, base.Alg, base.Sig = t0, AlgEd25519, make([]byte, 64)
+	cases := map[string]func(*Record){
+		"kind 0":          func(r *Record) { r.Kind = 0 },
+		"kind 7":          func(r *Record) { r.Kind = 7 },
+		"alg 0":           func(r *Record) { r.Alg = 0 },
+		"sig size":        func(r *Record) { r.Sig = make([]byte, 32) },
+		"negative block":  func(r *Record) { r.Block = -1 },
+		"huge block":      func(r *Record) { r.Block = MaxBlock + 1 },
+		"before epoch":    func(r *Record) { r.Time = time.Unix(-1, 0) },
+		"after 9999":      func(r *Record) { r.Time = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
+		"long id":         func(r *Record) { r.TicketID = make([]byte, MaxIDBytes+1) },
+		"long family":     func(r *Record) { r.FamilyID = make([]byte, MaxIDBytes+1) },
+		"bad utf8 tool":   func(r *Record) { r.Tool = "\xff" },
+		"bad utf8 subj":   func(r *Record) { r.Subjects = []string{"ok", "\xc3"} },
+		"long reason":     func(r *Record) { r.Reason = strings.Repeat("r", MaxReasonBytes+1) },
+		"long note":       func(r *Record) { r.Note = strings.Repeat("n", MaxNoteBytes+1) },
+		"many subjects":   func(r *Record) { r.Subjects = make([]string, MaxSubjects+1) },
+		"too long record": func(r *Record) { r.Subjects = fill(MaxSubjects, MaxNameBytes) },
+	}
+	for name, mutate := range cases {
+		r := base
+		mutate(&r)
+		if _, err := r.Marshal(); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: Marshal error %v, want ErrMalformed", name, err)
+		}
+	}
+	if _, err := base.Marshal(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fill(n, size int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strings.Repeat("x", size)
+	}
+	return out
+}
+
+func TestKindAndAlgNames(t *testing.T) {
+	for k := KindIntent; k <= KindOther; k++ {
+		if p, err := ParseKind(k.String()); err != nil || p != k {
+			t.Fatalf("kind %d: %v", k, err)
+		}
+	}
+	if _, err := ParseKind("bogus"); err == nil || Kind(9).String() != "kind(9)" {
+		t.Fatal("bogus kind accepted")
+	}
+	for _, a := range []Alg{AlgEd25519, AlgHMACSHA256} {
+		if p, err := ParseAlg(a.String()); err != nil || p != a {
+			t.Fatalf("alg %d: %v", a, err)
+		}
+	}
+	if _, err := ParseAlg("none"); err == nil || Alg(0).String() != "alg(0)" {
+		t.Fatal("bogus alg accepted")
+	}
+}
+
+func TestStringAndJSON(t *testing.T) {
+	key := seedKey(t, "k", 1)
+	r := fullRecord(0)
+	r.Time, r.Prev = t0, OriginHash(testOrigin)
+	r.Note = "line one\nline two"
+	got, err := Decode(seal(t, key, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := got.String()
+	if strings.Contains(line, "\n") || !strings.HasPrefix(line, "#0 2025-06-15T15:06:40.000Z refused ticket=aabb00 block=2 family=f00d tool=") ||
+		!strings.Contains(line, `note="line one\nline two"`) {
+		t.Fatalf("String() = %s", line)
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["time"] != "2025-06-15T15:06:40.000Z" || m["ticket_id"] != "aabb00" || m["kind"] != "refused" ||
+		m["alg"] != "ed25519" || m["block"] != 2.0 || len(m["sig"].(string)) != 128 {
+		t.Fatalf("JSON %s", b)
+	}
+	intent, _ := json.Marshal(Record{Kind: KindIntent, Time: t0, Alg: AlgHMACSHA256})
+	if strings.Contains(string(intent), "block") || strings.Contains(string(intent), "ticket_id") {
+		t.Fatalf("empty fields shown: %s", intent)
+	}
+}

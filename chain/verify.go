@@ -1,0 +1,260 @@
+package chain
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Summary describes a log that verified.
+type Summary struct {
+	Origin   string
+	Count    int64     // records
+	Size     int64     // bytes
+	Head     [32]byte  // SHA-256 of the last record, or OriginHash(Origin) when empty
+	Root     tlog.Hash // RFC 6962 Merkle tree hash over the records' bytes
+	LastTime time.Time // time of the last record; zero when empty
+	stored   hashStore // tlog stored hashes, for proofs
+}
+
+// hashStore holds a tree's tlog stored hashes in index order.
+type hashStore []tlog.Hash
+
+// ReadHashes implements tlog.HashReader.
+func (s hashStore) ReadHashes(idx []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(idx))
+	for i, x := range idx {
+		if x < 0 || x >= int64(len(s)) {
+			return nil, errors.New("chain: hash index out of range")
+		}
+		out[i] = s[x]
+	}
+	return out, nil
+}
+
+// replayer checks records one after another: canonical decoding, the
+// algorithm, the signature, the sequence number, the prev link and time.
+type replayer struct {
+	key     *Key
+	origin  string
+	count   int64
+	head    [32]byte
+	last    int64 // milliseconds of the last record, -1 before the first
+	merkle  bool  // keep tlog stored hashes
+	stored  hashStore
+	atIndex int64    // record whose chain hash headAt receives, or -1
+	headAt  [32]byte // chain hash of record atIndex
+}
+
+func newReplayer(key *Key, origin string) *replayer {
+	return &replayer{key: key, origin: origin, head: OriginHash(origin), last: -1, merkle: true, atIndex: -1}
+}
+
+// add checks one item that starts at offset off and adds it to the chain.
+func (v *replayer) add(item []byte, off int64) error {
+	brk := func(format string, a ...any) error {
+		return &BreakError{Index: v.count, Offset: off, Reason: fmt.Sprintf(format, a...)}
+	}
+	rec, input, err := decode(item)
+	switch {
+	case err != nil:
+		return brk("%v", err)
+	case rec.Alg != v.key.alg:
+		return brk("record algorithm %s, key algorithm %s", rec.Alg, v.key.alg)
+	case !v.key.verify(input, rec.Sig):
+		return brk("signature does not verify")
+	case rec.Seq != uint64(v.count):
+		return brk("sequence number %d, expected %d", rec.Seq, v.count)
+	case rec.Prev != v.head && v.count == 0:
+		return brk("prev is not bound to origin %s (a record of another log?)", quote(v.origin))
+	case rec.Prev != v.head:
+		return brk("prev is not the hash of record %d", v.count-1)
+	case rec.Time.UnixMilli() < v.last:
+		return brk("time %s is before the previous record's", rec.Time.Format(timeFormat))
+	}
+	h := sha256.Sum256(item)
+	if v.merkle {
+		hs, err := tlog.StoredHashes(v.count, item, v.stored)
+		if err != nil {
+			return fmt.Errorf("chain: merkle hashes: %w", err)
+		}
+		v.stored = append(v.stored, hs...)
+	}
+	if v.count == v.atIndex {
+		v.headAt = h
+	}
+	v.count, v.head, v.last = v.count+1, h, rec.Time.UnixMilli()
+	return nil
+}
+
+// run replays every record of r and returns the summary.
+func (v *replayer) run(r io.Reader) (*Summary, error) {
+	s := newScanner(r)
+	for {
+		item, off, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := v.add(item, off); err != nil {
+			return nil, err
+		}
+	}
+	sum := &Summary{Origin: v.origin, Count: v.count, Size: s.off, Head: v.head, stored: v.stored}
+	if v.last >= 0 {
+		sum.LastTime = time.UnixMilli(v.last).UTC()
+	}
+	if v.merkle {
+		root, err := tlog.TreeHash(v.count, v.stored)
+		if err != nil {
+			return nil, fmt.Errorf("chain: merkle root: %w", err)
+		}
+		sum.Root = root
+	}
+	return sum, nil
+}
+
+func checkOrigin(origin string) error {
+	if len(origin) > MaxOriginBytes || !validName(origin) {
+		return fmt.Errorf("chain: invalid origin %s (non-empty, at most %d bytes, no spaces, control characters or '+')", quote(origin), MaxOriginBytes)
+	}
+	return nil
+}
+
+// VerifyReader replays a whole log read from r with the verifying key
+// (a signing key works too) for the log named origin. Every record must
+// decode strictly (one canonical encoding), carry the key's algorithm and
+// a valid signature over its signing input, have the sequence number of
+// its position (from 0), hold in prev the SHA-256 of the previous record's
+// exact bytes (OriginHash(origin) for the first), and a time no earlier
+// than the previous record's. It stops at the first record that does not
+// and returns a *BreakError (matching ErrBroken, and ErrTorn when the log
+// ends in an incomplete record). Read errors are returned as they are.
+//
+// A bare chain cannot show that records were removed from its end:
+// compare with a checkpoint (VerifyCheckpoint) for that.
+func VerifyReader(r io.Reader, key *Key, origin string) (*Summary, error) {
+	if err := checkKey(key, false); err != nil {
+		return nil, err
+	}
+	if err := checkOrigin(origin); err != nil {
+		return nil, err
+	}
+	return newReplayer(key, origin).run(r)
+}
+
+// VerifyBytes is VerifyReader over a log held in memory.
+func VerifyBytes(data []byte, key *Key, origin string) (*Summary, error) {
+	return VerifyReader(bytes.NewReader(data), key, origin)
+}
+
+// Verify is VerifyReader over the log file at path. It reads the log as it
+// was at one moment when no append was in progress (the length is taken
+// under a shared lock), so that it never reports an append in flight as a
+// torn tail, and it does not block appenders while it verifies.
+func Verify(path string, key *Key, origin string) (*Summary, error) {
+	f, size, err := snapshot(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return VerifyReader(io.NewSectionReader(f, 0, size), key, origin)
+}
+
+// snapshot opens the log at path for reading and returns its length as of
+// a moment when no append was in progress.
+func snapshot(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("chain: open log: %w", err)
+	}
+	if err := lockFile(f, false); err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("chain: lock log: %w", err)
+	}
+	fi, err := f.Stat()
+	unlockFile(f)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("chain: log %s: %w", path, err)
+	}
+	return f, fi.Size(), nil
+}
+
+// VerifyRecord decodes one record strictly and checks its signature with
+// key. It checks nothing about the record's place in a log.
+func VerifyRecord(data []byte, key *Key) (Record, error) {
+	if err := checkKey(key, false); err != nil {
+		return Record{}, err
+	}
+	rec, input, err := decode(data)
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if rec.Alg != key.alg {
+		return Record{}, fmt.Errorf("%w: record %s, key %s", ErrWrongAlg, rec.Alg, key.alg)
+	}
+	if !key.verify(input, rec.Sig) {
+		return Record{}, errors.New("chain: record signature does not verify")
+	}
+	return rec, nil
+}
+
+// Repair drops a torn tail from the log at path, under the log's exclusive
+// lock, and reports exactly what it dropped. It first replays the whole
+// log with key for origin (as Verify does): when the log verifies it
+// changes nothing and returns Torn{Offset: size}; when the log ends in an
+// incomplete record after records that all verify, it truncates the file
+// at that record's offset, syncs it, and returns the offset and byte count
+// dropped; when any complete record does not verify, it changes nothing
+// and returns the *BreakError, since that needs a person, not a repair.
+func Repair(path string, key *Key, origin string) (Torn, error) {
+	if err := checkKey(key, false); err != nil {
+		return Torn{}, err
+	}
+	if err := checkOrigin(origin); err != nil {
+		return Torn{}, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return Torn{}, fmt.Errorf("chain: open log: %w", err)
+	}
+	defer f.Close()
+	if err := lockFile(f, true); err != nil {
+		return Torn{}, fmt.Errorf("chain: lock log: %w", err)
+	}
+	defer unlockFile(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return Torn{}, fmt.Errorf("chain: log %s: %w", path, err)
+	}
+	size := fi.Size()
+	v := newReplayer(key, origin)
+	v.merkle = false
+	_, err = v.run(io.NewSectionReader(f, 0, size))
+	var be *BreakError
+	switch {
+	case err == nil:
+		return Torn{Offset: size}, nil
+	case !errors.As(err, &be) || !be.Torn:
+		return Torn{}, err
+	}
+	if err := f.Truncate(be.Offset); err != nil {
+		return Torn{}, fmt.Errorf("chain: truncate log: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return Torn{}, fmt.Errorf("chain: sync log: %w", err)
+	}
+	return Torn{Offset: be.Offset, Bytes: size - be.Offset}, nil
+}

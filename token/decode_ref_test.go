@@ -1,0 +1,109 @@
+package token
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/strictcbor"
+)
+
+// decodeReference is Decode written with the fxamacker/cbor decoder, as it
+// was before the hot path read bytes by hand. It stays as the reference:
+// FuzzDecodeMatchesReference holds Decode to the same answer on every
+// input.
+func decodeReference(data []byte) (*Ticket, error) {
+	if len(data) > MaxTicketBytes {
+		return nil, malformed(-1, "size")
+	}
+	var w wireTicket
+	if err := strictcbor.Unmarshal(data, &w, strictcbor.TicketLimits); err != nil {
+		return nil, malformed(-1, err.Error())
+	}
+	present := 2
+	for _, p := range []bool{len(w.Sigs) > 0, len(w.Tail) > 0, len(w.Seal) > 0, len(w.Holder) > 0} {
+		if p {
+			present++
+		}
+	}
+	if mapPairs(data) != present {
+		return nil, malformed(-1, "field missing or empty")
+	}
+	return ticketFromFields(w, decodeBlockReference)
+}
+
+func decodeBlockReference(raw []byte, i int, mode Mode) (Block, error) {
+	var w wireBlock
+	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits); err != nil {
+		return Block{}, malformed(i, err.Error())
+	}
+	present := 0
+	for _, p := range []bool{w.Mode != 0, w.KeyID != "", len(w.ID) > 0, w.Caveats != nil, len(w.Next) > 0, len(w.Rebind) > 0} {
+		if p {
+			present++
+		}
+	}
+	if mapPairs(raw) != present {
+		return Block{}, malformed(i, "field present with an empty value")
+	}
+	f := blockFields{mode: w.Mode, keyID: w.KeyID, id: w.ID, next: w.Next, rebind: w.Rebind}
+	if w.Caveats != nil {
+		f.caveats = []rawCaveat{}
+		for k, v := range w.Caveats {
+			f.caveats = append(f.caveats, rawCaveat{k, v})
+		}
+		slices.SortFunc(f.caveats, func(a, b rawCaveat) int { return cmp.Compare(a.kind, b.kind) })
+	}
+	return blockFromFields(f, raw, i, mode)
+}
+
+// mapPairs returns the number of pairs of the canonical map that starts
+// raw, or -1 if raw does not start with a small map.
+func mapPairs(raw []byte) int {
+	if len(raw) == 0 || raw[0]>>5 != 5 {
+		return -1
+	}
+	switch ai := raw[0] & 0x1f; {
+	case ai < 24:
+		return int(ai)
+	case ai == 24 && len(raw) > 1:
+		return int(raw[1])
+	}
+	return -1
+}
+
+func FuzzDecodeMatchesReference(f *testing.F) {
+	for _, mode := range []Mode{ModeHMAC, ModeEd25519} {
+		key, _ := GenerateKey("k", mode, detrand.New("ref"))
+		cs, _ := caveat.ParseAll([]string{"tools=a,b", "paths=src/", "until=2026-11-30T13:00:00Z", "intent=x"}, time.Unix(0, 0))
+		t, _ := Mint(key, cs, &Options{Rand: detrand.New("ref")})
+		f.Add(t.Encode())
+		t2, _ := t.Attenuate(cs[:2], &Options{Rand: detrand.New("ref2")})
+		f.Add(t2.Encode())
+		t3, _ := t2.Seal()
+		f.Add(t3.Encode())
+	}
+	f.Add([]byte{0xa0})
+	f.Add([]byte{0xa2, 0x01, 0x01, 0x02, 0x80})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, errA := Decode(data)
+		b, errB := decodeReference(data)
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("%x: Decode %v, reference %v", data, errA, errB)
+		}
+		if errA != nil {
+			if !errors.Is(errA, ErrMalformed) {
+				t.Fatalf("%v is not ErrMalformed", errA)
+			}
+			return
+		}
+		if !bytes.Equal(a.Encode(), data) || !bytes.Equal(b.Encode(), data) {
+			t.Fatalf("%x does not re-encode to itself", data)
+		}
+	})
+}
