@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"tickettool": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. Helper commands:
+//
+//	status N PROG [ARGS...]   run PROG (like exec) and require exit status N
+//	envfile VAR FILE          set $VAR to FILE's content without its trailing newline
+//	extract REGEXP FILE       write group 1 of every stdout line matching REGEXP to FILE
+//	flipbyte FILE OFFSET      flip the low bit of the byte at OFFSET (negative: from the end)
+//	truncate FILE N           cut FILE to N bytes (negative: drop -N bytes)
+//	tamperticket FILE NEEDLE  change exactly one character of the ticket text in FILE so
+//	                          that one byte of NEEDLE in its CBOR flips its low bit
+//	perm FILE MODE            require FILE's permission bits to be MODE (octal)
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			// Under -race every exec'd tickettool would sleep 1 s at exit
+			// (the race runtime's atexit_sleep_ms default).
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"status":       cmdStatus,
+			"envfile":      cmdEnvfile,
+			"extract":      cmdExtract,
+			"flipbyte":     cmdFlipbyte,
+			"truncate":     cmdTruncate,
+			"tamperticket": cmdTamperTicket,
+			"perm":         cmdPerm,
+		},
+	})
+}
+
+func noNeg(ts *testscript.TestScript, neg bool, name string) {
+	if neg {
+		ts.Fatalf("%s does not support !", name)
+	}
+}
+
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "status")
+	if len(args) < 2 {
+		ts.Fatalf("usage: status N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s: exit status %d, want %d", args[1], got, want)
+	}
+}
+
+func cmdEnvfile(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "envfile")
+	if len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
+}
+
+func cmdExtract(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "extract")
+	if len(args) != 2 {
+		ts.Fatalf("usage: extract REGEXP FILE")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	var b strings.Builder
+	for line := range strings.Lines(ts.ReadFile("stdout")) {
+		if m := re.FindStringSubmatch(strings.TrimSuffix(line, "\n")); len(m) > 1 {
+			b.WriteString(m[1] + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		ts.Fatalf("extract: no line of stdout matches %s", args[0])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+func offsetArg(ts *testscript.TestScript, s string, size int) int {
+	n, err := strconv.Atoi(s)
+	ts.Check(err)
+	if n < 0 {
+		n += size
+	}
+	if n < 0 || n > size {
+		ts.Fatalf("offset %s out of range for %d bytes", s, size)
+	}
+	return n
+}
+
+func cmdFlipbyte(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "flipbyte")
+	if len(args) != 2 {
+		ts.Fatalf("usage: flipbyte FILE OFFSET")
+	}
+	path := ts.MkAbs(args[0])
+	b, err := os.ReadFile(path)
+	ts.Check(err)
+	i := offsetArg(ts, args[1], len(b)-1)
+	b[i] ^= 1
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, b, fi.Mode().Perm()))
+}
+
+func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "truncate")
+	if len(args) != 2 {
+		ts.Fatalf("usage: truncate FILE N")
+	}
+	path := ts.MkAbs(args[0])
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	ts.Check(os.Truncate(path, int64(offsetArg(ts, args[1], int(fi.Size())))))
+}
+
+func cmdTamperTicket(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "tamperticket")
+	if len(args) != 2 {
+		ts.Fatalf("usage: tamperticket FILE NEEDLE")
+	}
+	path := ts.MkAbs(args[0])
+	text := strings.TrimSuffix(ts.ReadFile(args[0]), "\n")
+	out, err := tamperTicket(text, args[1])
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, []byte(out+"\n"), 0o644))
+}
+
+// tamperTicket changes one character of a ticket's text so that the low
+// bit of one byte of needle, inside the decoded CBOR, flips: the byte at
+// position p with p%3 == 2 is encoded alone by the low 6 bits of base64
+// character 4*(p/3)+3.
+func tamperTicket(text, needle string) (string, error) {
+	const prefix = "tkt1_"
+	body, ok := strings.CutPrefix(text, prefix)
+	if !ok {
+		return "", fmt.Errorf("not a ticket")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil {
+		return "", err
+	}
+	i := bytes.Index(raw, []byte(needle))
+	if i < 0 {
+		return "", fmt.Errorf("%q not in the ticket", needle)
+	}
+	for p := i; p < i+len(needle); p++ {
+		if p%3 != 2 {
+			continue
+		}
+		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+		c := 4*(p/3) + 3
+		v := strings.IndexByte(alphabet, body[c])
+		out := []byte(body)
+		out[c] = alphabet[v^1]
+		return prefix + string(out), nil
+	}
+	return "", fmt.Errorf("needle %q too short", needle)
+}
+
+func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "perm")
+	if len(args) != 2 {
+		ts.Fatalf("usage: perm FILE MODE")
+	}
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := fi.Mode().Perm(); uint64(got) != want {
+		ts.Fatalf("%s has mode %04o, want %04o", args[0], got, want)
+	}
+}
+
+// TestDemo runs the demo in-process (under -race in CI).
+func TestDemo(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out, errb bytes.Buffer
+	if code := run([]string{"demo"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{
+		"allowed\n",
+		"block 0 caveat paths: src/discount-legacy/rates.go is not under src/discount/",
+		"chain: broken at record 5",
+		"log is shorter than its checkpoint",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("demo left %s behind", left[0].Name())
+	}
+}
+
+// TestNoPanic feeds odd arguments to every command in-process: each must
+// end with a status, never a panic.
+func TestNoPanic(t *testing.T) {
+	odd := [][]string{
+		{}, {""}, {"-h"}, {"help"}, {"help", "mint"}, {"nope"},
+		{"keygen"}, {"keygen", "--alg", "rsa", "--out", "x"}, {"holder", "--alg", "x"},
+		{"mint"}, {"mint", "--key", "/nonexistent"}, {"attenuate"}, {"attenuate", "-"},
+		{"attenuate", "tkt1_", "tools=x"}, {"inspect"}, {"inspect", "tkt1_AAAA"}, {"inspect", "-", "-"},
+		{"inspect", "tkt1_oQEB"}, {"verify", "--key", "/nonexistent", "x"}, {"verify", "-"},
+		{"verify", "--dpop", "x", "t"}, {"proof"}, {"proof", "make"}, {"proof", "check", "x"},
+		{"proof", "check", "--htm", "GET", "--htu", "https://a/", "not.a.jws"},
+		{"receipt"}, {"receipt", "show"}, {"receipt", "show", "/nonexistent"},
+		{"receipt", "verify", "--key", "/nonexistent", "x"}, {"receipt", "checkpoint"},
+		{"demo", "extra"}, {"verify", "--now", "99999999999999999999", "x"},
+		{"mint", "--unknown"}, {"proof", "nope"}, {"receipt", "nope"},
+	}
+	for _, args := range odd {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader("garbage\n"), &out, &errb)
+		if code < 0 || code > 2 {
+			t.Errorf("%q: exit %d", args, code)
+		}
+		if code != 0 && !strings.HasPrefix(errb.String(), "tickettool: error: ") && errb.Len() > 0 && !strings.HasPrefix(errb.String(), "usage:") {
+			t.Errorf("%q: stderr %q", args, errb.String())
+		}
+	}
+}

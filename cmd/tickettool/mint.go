@@ -1,0 +1,169 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+)
+
+const mintUsage = `
+usage: tickettool mint --key PATH [--bind HOLDER.pub] [CAVEAT...]
+
+Mints a new ticket under the root key in PATH (a secret key file from
+keygen) with the caveats as block 0, and prints its text.
+
+A CAVEAT is KIND=VALUE: tools=read_file,write_file  ops=invoke,delegate
+paths=src/discount/  hosts=api.example.com,*.example.org  calls=5
+until=10m (or RFC 3339, or unix seconds; relative times are fixed now)
+nbf=...  aud=workspace  cost=0.50USD  total=5USD  depth=2
+intent="upgrade pricing deps"  holder=JKT. A kind may appear once.
+--bind HOLDER.pub adds holder=JKT for that public JWK (DPoP binding).
+
+Example:
+  tickettool mint --key root.key intent="fix the discount rounding" \
+      tools=read_file,write_file ops=invoke,delegate paths=src/discount/ until=1h
+`
+
+func runMint(e *env, args []string) error {
+	fs := newFlags(e, "mint", mintUsage)
+	keyPath := fs.String("key", "", "`PATH` of the root key (secret key file)")
+	bind := fs.String("bind", "", "bind the ticket to the holder public JWK at `HOLDER.pub`")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	key, err := mintingKey(*keyPath)
+	if err != nil {
+		return err
+	}
+	if *bind != "" {
+		jkt, err := readHolderPub(*bind)
+		if err != nil {
+			return err
+		}
+		pos = append(pos, "holder="+jkt)
+	}
+	cs, err := caveat.ParseAll(pos, e.now)
+	if err != nil {
+		return err
+	}
+	t, err := token.Mint(key, cs, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, t.String())
+	return nil
+}
+
+const attenuateUsage = `
+usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] TICKET [CAVEAT...]
+
+Appends a block with the caveats to TICKET (its text, or - to read it from
+standard input) and prints the new ticket. Every caveat must be at least as
+strict as the ticket's effective constraint of its kind: attenuation never
+widens, and a caveat that would is refused by name. --seal seals the result
+so nothing more can be appended. --bind binds the new ticket to another
+holder key; when the ticket is already bound, --holder-key must be the
+current holder's private JWK, which signs the rebinding.
+
+CAVEATs are written as for mint (see 'tickettool mint -h').
+
+Example:
+  tickettool attenuate "$TICKET" tools=read_file paths=src/discount/tests/ until=10m
+  tickettool attenuate --bind sub.jwk.pub --holder-key agent.jwk - calls=3 < ticket.txt
+`
+
+func runAttenuate(e *env, args []string) error {
+	fs := newFlags(e, "attenuate", attenuateUsage)
+	seal := fs.Bool("seal", false, "seal the result: nothing can be appended after it")
+	bind := fs.String("bind", "", "bind the new ticket to the holder public JWK at `NEW.pub`")
+	holderKey := fs.String("holder-key", "", "`CURRENT` holder's private JWK, to rebind a bound ticket")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return fail(exitUsage, errors.New("attenuate needs a TICKET"), "run 'tickettool attenuate -h' for usage")
+	}
+	if *holderKey != "" && *bind == "" {
+		return usageErr("--holder-key is for rebinding: give --bind NEW.pub too")
+	}
+	_, t, err := e.ticketArg(pos[0])
+	if err != nil {
+		return err
+	}
+	cavArgs := pos[1:]
+	if *bind != "" {
+		jkt, err := readHolderPub(*bind)
+		if err != nil {
+			return err
+		}
+		cavArgs = append(cavArgs[:len(cavArgs):len(cavArgs)], "holder="+jkt)
+	}
+	if len(cavArgs) == 0 && !*seal {
+		return fail(exitUsage, errors.New("nothing to append"), "give a CAVEAT, --bind NEW.pub or --seal")
+	}
+	if t.Sealed() {
+		return fail(exitRefused, &token.Error{Block: -1, Reason: "cannot append", Err: token.ErrSealed},
+			"a sealed ticket is final: attenuate the unsealed ticket it was made from")
+	}
+	if len(cavArgs) > 0 {
+		cs, err := caveat.ParseAll(cavArgs, e.now)
+		if err != nil {
+			return err
+		}
+		var opts token.Options
+		if *holderKey != "" {
+			k, err := readHolderKey(*holderKey, "--holder-key")
+			if err != nil {
+				return err
+			}
+			if opts.Holder, err = holderSigner(k); err != nil {
+				return err
+			}
+		}
+		nt, err := t.Attenuate(cs, &opts)
+		if err != nil {
+			return attenuateError(t, err)
+		}
+		t = nt
+	}
+	if *seal {
+		if t, err = t.Seal(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(e.stdout, t.String())
+	return nil
+}
+
+// attenuateError adds hints to a refusal of Attenuate.
+func attenuateError(t *token.Ticket, err error) error {
+	var te *token.Error
+	errors.As(err, &te)
+	switch {
+	case errors.Is(err, token.ErrHolder):
+		return fail(exitRefused, err,
+			"the ticket is bound to a holder key: rebinding needs that key, --holder-key CURRENT (the private JWK whose thumbprint the holder caveat names)")
+	case errors.Is(err, token.ErrWiden) && te != nil && te.Kind != 0:
+		scope, serr := t.UnverifiedScope()
+		if serr == nil {
+			for _, c := range scope.Effective() {
+				if c.Kind == te.Kind {
+					hint := fmt.Sprintf("the ticket's effective %s is %s: the new caveat must stay within it", c.Kind, c)
+					if c.Kind == caveat.Depth {
+						hint = fmt.Sprintf("the ticket allows blocks up to index %d (%s as if stated in block 0)", c.N, c)
+					}
+					if c.Kind == caveat.Ops {
+						hint = fmt.Sprintf("the ticket's effective ops is %s; without delegate no block may be appended", c)
+					}
+					return fail(exitRefused, err, hint)
+				}
+			}
+		}
+		return fail(exitRefused, err)
+	}
+	return err
+}

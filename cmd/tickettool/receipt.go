@@ -1,0 +1,200 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tickettool/tickettool/chain"
+)
+
+const receiptUsage = `
+usage: tickettool receipt show [--refused] [--json] LOG
+       tickettool receipt verify --key PATH [--checkpoint FILE] LOG
+       tickettool receipt checkpoint --key PATH LOG
+
+A receipt log holds one signed record per decision, each chained to the one
+before it. Logs written by tickettool have the origin "tickettool".
+Run 'tickettool receipt SUBCOMMAND -h' for details.
+
+Example:
+  tickettool receipt verify --key receipts.key receipts.log
+`
+
+func runReceipt(e *env, args []string) error {
+	if len(args) == 0 {
+		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify or checkpoint"), "run 'tickettool receipt -h' for usage")
+	}
+	switch args[0] {
+	case "show":
+		return runReceiptShow(e, args[1:])
+	case "verify":
+		return runReceiptVerify(e, args[1:])
+	case "checkpoint":
+		return runReceiptCheckpoint(e, args[1:])
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(e.stdout, receiptUsage[1:])
+		return nil
+	}
+	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify or checkpoint")
+}
+
+const receiptShowUsage = `
+usage: tickettool receipt show [--refused] [--json] LOG
+
+Prints one line per record of LOG, oldest first (with --json, one JSON
+object per line). --refused shows refusals only. It decodes every record
+strictly but checks no signature or link: use 'receipt verify' for that.
+It stops, exit status 1, at the first record that does not decode.
+
+Example:
+  tickettool receipt show --refused receipts.log
+`
+
+func runReceiptShow(e *env, args []string) error {
+	fs := newFlags(e, "receipt show", receiptShowUsage)
+	refused := fs.Bool("refused", false, "show refused decisions only")
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg("receipt show", pos, "LOG")
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return usageErr("read receipt log: %v", err)
+	}
+	defer f.Close()
+	for ent, err := range chain.Scan(f) {
+		if err != nil {
+			return receiptError(err, "")
+		}
+		if *refused && ent.Record.Kind != chain.KindRefused {
+			continue
+		}
+		if *asJSON {
+			b, err := ent.Record.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s\n", b)
+		} else {
+			fmt.Fprintln(e.stdout, ent.Record.String())
+		}
+	}
+	return nil
+}
+
+const receiptVerifyUsage = `
+usage: tickettool receipt verify --key PATH [--checkpoint FILE] LOG
+
+Replays the chain of LOG with the receipt key in PATH (an Ed25519 public
+key suffices; an HMAC log needs its secret): every record must decode
+strictly, carry a valid signature, its sequence number, the hash of the
+record before it and a time no earlier. It names the first broken record
+and why. A bare chain cannot show that records were cut from its end:
+--checkpoint FILE (from 'receipt checkpoint') also detects truncation and
+rollback. Prints the number of records and the head hash.
+
+Example:
+  tickettool receipt verify --key receipts.key.pub --checkpoint cp.txt receipts.log
+`
+
+func runReceiptVerify(e *env, args []string) error {
+	fs := newFlags(e, "receipt verify", receiptVerifyUsage)
+	keyPath := fs.String("key", "", "`PATH` of the receipt key (public or secret)")
+	cpPath := fs.String("checkpoint", "", "also check LOG against the signed checkpoint in `FILE`")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg("receipt verify", pos, "LOG")
+	if err != nil {
+		return err
+	}
+	k, err := readKey(*keyPath, "--key")
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return usageErr("read receipt log: %v", err)
+	}
+	var s *chain.Summary
+	if *cpPath != "" {
+		cp, err := readFile(*cpPath, "checkpoint")
+		if err != nil {
+			return err
+		}
+		s, err = chain.VerifyCheckpoint(path, cp, k, receiptOrigin)
+		if err != nil {
+			return receiptError(err, *cpPath)
+		}
+	} else if s, err = chain.Verify(path, k, receiptOrigin); err != nil {
+		return receiptError(err, "")
+	}
+	fmt.Fprintf(e.stdout, "ok: %d records, head %x\n", s.Count, s.Head)
+	return nil
+}
+
+const receiptCheckpointUsage = `
+usage: tickettool receipt checkpoint --key PATH LOG
+
+Verifies LOG and prints a checkpoint of it as it is now (origin, record
+count, Merkle root and chain head) signed with the secret receipt key in
+PATH. Keep it: 'receipt verify --checkpoint' then detects truncation and
+rollback of the log.
+
+Example:
+  tickettool receipt checkpoint --key receipts.key receipts.log > cp.txt
+`
+
+func runReceiptCheckpoint(e *env, args []string) error {
+	fs := newFlags(e, "receipt checkpoint", receiptCheckpointUsage)
+	keyPath := fs.String("key", "", "`PATH` of the secret receipt key")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg("receipt checkpoint", pos, "LOG")
+	if err != nil {
+		return err
+	}
+	k, err := readKey(*keyPath, "--key")
+	if err != nil {
+		return err
+	}
+	if !k.CanSign() {
+		return fail(exitUsage, fmt.Errorf("%s holds a public key: signing a checkpoint needs the secret key file", *keyPath))
+	}
+	if _, err := os.Stat(path); err != nil {
+		return usageErr("read receipt log: %v", err)
+	}
+	cp, err := chain.MakeCheckpoint(path, k, receiptOrigin)
+	if err != nil {
+		return receiptError(err, "")
+	}
+	e.stdout.Write(cp)
+	return nil
+}
+
+// receiptError adds exit status 1 and hints to a failed log check.
+func receiptError(err error, cpPath string) error {
+	var be *chain.BreakError
+	var ce *chain.CheckpointError
+	switch {
+	case errors.As(err, &be) && be.Torn:
+		return fail(exitRefused, err, fmt.Sprintf("the log ends in an incomplete record at offset %d (a crash mid-append, or a cut); %d complete records precede it", be.Offset, be.Index))
+	case errors.As(err, &be):
+		return fail(exitRefused, err, fmt.Sprintf("record %d and every record after it cannot be trusted", be.Index))
+	case errors.As(err, &ce):
+		return fail(exitRefused, err, fmt.Sprintf("the checkpoint %s commits to %d records: the log was cut or rewritten after it", cpPath, ce.CheckpointSize))
+	case errors.Is(err, chain.ErrCheckpoint):
+		return fail(exitRefused, err, "the checkpoint is not signed by this key for origin \""+receiptOrigin+"\"")
+	case errors.Is(err, chain.ErrWrongAlg):
+		return fail(exitRefused, err, "the log was signed with a key of the other algorithm")
+	}
+	return err
+}

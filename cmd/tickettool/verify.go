@@ -1,0 +1,220 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+const verifyUsage = `
+usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path P]...
+                         [--url URL]... [--cost AMOUNT] [--aud NAME]
+                         [--dpop PROOF --htm METHOD --htu URI] [--revoked FILE]
+                         [--receipts LOG --receipt-key PATH] [--ids] TICKET
+
+Checks TICKET (its text, or - for standard input) offline under the root
+key in PATH: the HMAC secret, or the Ed25519 public key (the private key
+file works too).
+
+Without request flags (--tool, --op, --path, --url, --cost, --aud, --dpop)
+it checks the key, the chain, that every block narrows the ones before it,
+revocation and the time caveats, and prints "valid". With request flags it
+decides whether the ticket allows that call and prints "allowed", or
+"refused" and every refusal, one per line (block, caveat, why). --op
+defaults to invoke when --tool is given. A bound ticket needs a DPoP proof
+(--dpop, with the --htm and --htu it was made for; see 'tickettool proof').
+
+--revoked FILE lists revoked block ids, one per line (# comments allowed).
+--receipts LOG appends one receipt for the decision to LOG (created if
+absent, origin "tickettool"), signed with --receipt-key. Budgets (calls,
+total) and DPoP replay are remembered within this one run only.
+--ids prints the id of every block after the verdict, "block N ID".
+TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
+
+Example:
+  tickettool verify --key root.key.pub --now 2026-06-01T10:00:00Z \
+      --tool read_file --path src/discount/rules.go "$TICKET"
+`
+
+func runVerify(e *env, args []string) error {
+	fs := newFlags(e, "verify", verifyUsage)
+	keyPath := fs.String("key", "", "`PATH` of the root key: HMAC secret or Ed25519 public (or private) key")
+	nowFlag := fs.String("now", "", "check at `TIME` (RFC 3339 or unix seconds) instead of now")
+	tool := fs.String("tool", "", "the call's tool `NAME` (e.g. read_file or workspace/read_file)")
+	op := fs.String("op", "", "the call's operation `OP` (default invoke when --tool is given)")
+	var paths, urls stringList
+	fs.Var(&paths, "path", "a path `P` the call touches (repeatable)")
+	fs.Var(&urls, "url", "a `URL` the call fetches (repeatable)")
+	cost := fs.String("cost", "", "the call's cost `AMOUNT`, e.g. 0.25USD")
+	aud := fs.String("aud", "", "this verifier's own `NAME` (for aud caveats)")
+	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input)")
+	htm := fs.String("htm", "", "`METHOD` the DPoP proof must name")
+	htu := fs.String("htu", "", "`URI` the DPoP proof must name")
+	revoked := fs.String("revoked", "", "`FILE` of revoked block ids")
+	receipts := fs.String("receipts", "", "append a receipt of the decision to `LOG`")
+	receiptKey := fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
+	ids := fs.Bool("ids", false, "print every block id after the verdict")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	arg, err := oneArg("verify", pos, "TICKET")
+	if err != nil {
+		return err
+	}
+	now, err := e.nowFlag(*nowFlag)
+	if err != nil {
+		return err
+	}
+	if *proof != "" && (*htm == "" || *htu == "") || *proof == "" && (*htm != "" || *htu != "") {
+		return usageErr("--dpop, --htm and --htu go together: the proof and the request it was made for")
+	}
+	if arg == "-" && *proof == "-" {
+		return usageErr("only one argument can be read from standard input: the ticket or the --dpop proof")
+	}
+	if (*receipts == "") != (*receiptKey == "") {
+		return usageErr("--receipts LOG and --receipt-key PATH go together")
+	}
+	isRequest := *tool != "" || *op != "" || len(paths) > 0 || len(urls) > 0 || *cost != "" || *aud != "" || *proof != ""
+	if *receipts != "" && !isRequest {
+		return fail(exitUsage, errors.New("--receipts records decisions on calls: give the call (--tool, --path, ...)"),
+			"without request flags verify only checks the ticket (prints valid) and records nothing")
+	}
+
+	vk, err := verifyingKey(*keyPath)
+	if err != nil {
+		return err
+	}
+	keys, err := token.NewKeyring(vk)
+	if err != nil {
+		return err
+	}
+	var opts verify.Options
+	if *revoked != "" {
+		set, err := parseRevoked(*revoked)
+		if err != nil {
+			return err
+		}
+		opts.Revoked = verify.RevokedSet(set)
+	}
+	_, t, err := e.ticketArg(arg)
+	if err != nil {
+		return err
+	}
+
+	if !isRequest {
+		d, err := verify.Validate(t, keys, now, &opts)
+		if err != nil {
+			return err
+		}
+		return printDecision(e, t, vk, &d, "valid", "invalid", *ids, false)
+	}
+
+	req := &caveat.Request{Tool: *tool, Op: *op, Paths: paths, URLs: urls, Audience: *aud}
+	if req.Op == "" && req.Tool != "" {
+		req.Op = "invoke"
+	}
+	if *cost != "" {
+		a, err := caveat.ParseAmount(*cost)
+		if err != nil {
+			return err
+		}
+		req.Cost = &a
+	}
+	if *proof != "" {
+		p, err := e.textArg(*proof, "the DPoP proof")
+		if err != nil {
+			return err
+		}
+		req.Holder = &caveat.HolderProof{Proof: p, Method: *htm, URI: *htu}
+	}
+	cfg := verify.GuardConfig{Keys: keys, Options: opts}
+	if *receipts != "" {
+		log, err := openReceipts(*receipts, *receiptKey)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		cfg.Receipts = log
+	}
+	g, err := verify.NewGuard(cfg)
+	if err != nil {
+		return err
+	}
+	d, err := g.Check(t, req, now)
+	if err != nil {
+		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
+	}
+	return printDecision(e, t, vk, &d, "allowed", "refused", *ids, *proof == "")
+}
+
+// openReceipts opens (or creates) a receipt log for appending.
+func openReceipts(path, keyPath string) (*chain.Log, error) {
+	k, err := readKey(keyPath, "--receipt-key")
+	if err != nil {
+		return nil, err
+	}
+	if !k.CanSign() {
+		return nil, fail(exitUsage, fmt.Errorf("%s holds a public key: signing receipts needs the secret key file", keyPath))
+	}
+	log, err := chain.Open(path, k, receiptOrigin)
+	if err != nil {
+		return nil, fail(exitRefused, err, "check the log with 'tickettool receipt verify --key "+keyPath+" "+path+"'")
+	}
+	return log, nil
+}
+
+// printDecision prints the verdict (and the refusals) on stdout, and for a
+// refusal an error with hints on stderr.
+func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.Decision, yes, no string, ids, noProof bool) error {
+	if d.Allowed {
+		fmt.Fprintln(e.stdout, yes)
+	} else {
+		fmt.Fprintln(e.stdout, no)
+		for _, r := range d.Refusals {
+			fmt.Fprintln(e.stdout, oneLine(r.String()))
+		}
+	}
+	if ids {
+		for i, id := range d.BlockIDs {
+			fmt.Fprintf(e.stdout, "block %d %s\n", i, id)
+		}
+	}
+	if d.Allowed {
+		return nil
+	}
+	first := d.Refusals[0]
+	msg := no + ": " + first.String()
+	if n := len(d.Refusals) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more, listed on standard output)", n)
+	}
+	var hints []string
+	for _, r := range d.Refusals {
+		if h := refusalHint(t, vk, r, noProof); h != "" {
+			hints = append(hints, h)
+		}
+	}
+	return fail(exitRefused, errors.New(msg), hints...)
+}
+
+// refusalHint says what a person can do about a refusal, when that helps.
+func refusalHint(t *token.Ticket, vk *token.VerifyingKey, r verify.Refusal, noProof bool) string {
+	switch {
+	case r.Check == verify.CheckKey:
+		return fmt.Sprintf("the ticket names key id %q and --key holds %q: pass the key the ticket was minted under", t.UnverifiedKeyID(), vk.ID())
+	case r.Check == verify.CheckMode:
+		return fmt.Sprintf("the key decides the mode: --key is an %s key, the ticket says %s; pass the %s key with that id",
+			vk.Mode(), t.UnverifiedMode(), t.UnverifiedMode())
+	case r.Check == verify.CheckChain:
+		return "the ticket was altered after it was made, or was minted under another key with the same id"
+	case r.Check == verify.CheckDPoP && noProof:
+		return "make a proof with the holder's key: tickettool proof make --key HOLDER.jwk --htm POST --htu URI --ticket TICKET; then pass --dpop PROOF --htm POST --htu URI"
+	case r.Kind == caveat.Until:
+		return "the ticket has expired: ask for a new one (machines narrow, only people widen)"
+	}
+	return ""
+}
