@@ -41,7 +41,7 @@ var macPool = sync.Pool{New: func() any {
 	return &mac{inner: sha256.New(), outer: sha256.New()}
 }}
 
-func getMAC() *mac  { return macPool.Get().(*mac) }
+func getMAC() *mac { return macPool.Get().(*mac) }
 func putMAC(m *mac) {
 	m.pad, m.sum, m.out = [shaBlockSize]byte{}, [tagBytes]byte{}, [tagBytes]byte{}
 	macPool.Put(m)

@@ -116,7 +116,7 @@ func addBlock(scope *caveat.Scope, i int, caveats []caveat.Caveat) ([]caveat.Cav
 	return cs, nil
 }
 
-// Scope replays the ticket's blocks into a caveat scope, as a verifier would
+// UnverifiedScope replays the ticket's blocks into a caveat scope, as a verifier would
 // (without checking the chain): the effective constraint after the last
 // block. It fails if a block does not narrow what came before.
 func (t *Ticket) UnverifiedScope() (caveat.Scope, error) {

@@ -3,8 +3,8 @@ package token
 import (
 	"bytes"
 	"crypto/ed25519"
-	"fmt"
 	"encoding/base64"
+	"fmt"
 	"strings"
 
 	"github.com/tickettool/tickettool/internal/strictcbor"
