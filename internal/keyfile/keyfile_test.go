@@ -1,0 +1,44 @@
+package keyfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestWriteNew(t *testing.T) {
+	old := syscall.Umask(0) // the mode must not depend on the umask
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "secret.key")
+	if err := WriteNew(p, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %o, want 0600", fi.Mode().Perm())
+	}
+	// Never overwrite, and never follow a planted link.
+	if err := WriteNew(p, []byte("other"), 0o600); !errors.Is(err, ErrExists) {
+		t.Fatalf("second write: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "s3cret" {
+		t.Fatal("file was overwritten")
+	}
+	link := filepath.Join(dir, "planted")
+	target := filepath.Join(dir, "target")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNew(link, []byte("x"), 0o600); !errors.Is(err, ErrExists) {
+		t.Fatalf("write through a planted symlink: %v", err)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatal("the symlink's target was created")
+	}
+}
