@@ -61,18 +61,13 @@ func encodeBlock(b *Block) error {
 	return nil
 }
 
-// rawCaveat is one entry of a block's caveat map, undecoded.
-type rawCaveat struct {
-	kind uint64
-	raw  []byte
-}
-
 // blockFields are a block's fields as read from the wire, before checks.
 type blockFields struct {
 	mode    uint64
 	keyID   string
 	id      []byte
-	caveats []rawCaveat // in kind order; nil if field 4 is absent
+	caveats []byte // the caveat map's exact bytes; nil if field 4 is absent
+	ncav    int    // its number of entries
 	next    []byte
 	rebind  []byte
 }
@@ -96,10 +91,13 @@ func readBlock(raw []byte, i int) (blockFields, error) {
 		case 3:
 			f.id = r.Bytes()
 		case 4:
-			m := r.Map()
-			f.caveats = make([]rawCaveat, 0, m)
-			for ; m > 0 && !r.Failed(); m-- {
-				f.caveats = append(f.caveats, rawCaveat{kind: r.Uint(), raw: r.Raw()})
+			if r.Peek() != 5 {
+				return f, malformed(i, "caveats are not a map")
+			}
+			f.caveats = r.Raw()
+			f.ncav = int(f.caveats[0] & 0x1f) // at most 16 entries: a one-byte head (Check)
+			if f.caveats[0]&0x1f >= 24 {
+				f.ncav = MaxCaveatsPerBlock + 1
 			}
 		case 5:
 			f.next = r.Bytes()
@@ -118,21 +116,17 @@ func readBlock(raw []byte, i int) (blockFields, error) {
 	return f, nil
 }
 
-// decodeBlock decodes the block at index i of a ticket whose block 0 has
-// the given mode (ignored for i == 0).
-func decodeBlock(raw []byte, i int, mode Mode) (Block, error) {
+// readBlockChecked checks raw's canonical form, then reads its fields.
+func readBlockChecked(raw []byte, i int) (blockFields, error) {
 	if err := strictcbor.Check(raw, strictcbor.TicketLimits); err != nil {
-		return Block{}, malformed(i, err.Error())
+		return blockFields{}, malformed(i, err.Error())
 	}
-	f, err := readBlock(raw, i)
-	if err != nil {
-		return Block{}, err
-	}
-	return blockFromFields(f, raw, i, mode)
+	return readBlock(raw, i)
 }
 
-// blockFromFields checks a block's fields and decodes its caveats.
-func blockFromFields(w blockFields, raw []byte, i int, mode Mode) (Block, error) {
+// blockFromFields checks a block's fields and decodes its caveats into
+// cavs, which has room for exactly w.ncav of them.
+func blockFromFields(w blockFields, raw []byte, i int, mode Mode, cavs []caveat.Caveat) (Block, error) {
 	if w.caveats == nil {
 		return Block{}, malformed(i, "no caveat map")
 	}
@@ -160,17 +154,23 @@ func blockFromFields(w blockFields, raw []byte, i int, mode Mode) (Block, error)
 	if len(w.next) > 0 {
 		b.NextKey = ed25519.PublicKey(w.next)
 	}
-	if len(w.caveats) > MaxCaveatsPerBlock {
+	if w.ncav > MaxCaveatsPerBlock {
 		return Block{}, malformed(i, "too many caveats")
 	}
-	if len(w.caveats) > 0 {
-		b.Caveats = make([]caveat.Caveat, len(w.caveats))
+	if w.ncav > 0 {
+		b.Caveats = cavs[:w.ncav:w.ncav]
 	}
-	for j, rc := range w.caveats {
-		if rc.kind == 0 {
+	r := strictcbor.NewReader(w.caveats)
+	r.Map()
+	for j := 0; j < w.ncav; j++ {
+		kind, val := r.Uint(), r.Raw()
+		if r.Failed() {
+			return Block{}, malformed(i, "a caveat kind is not an unsigned integer")
+		}
+		if kind == 0 {
 			return Block{}, malformed(i, "caveat kind 0 is reserved")
 		}
-		c, err := caveat.DecodeValue(caveat.Kind(rc.kind), rc.raw)
+		c, err := caveat.DecodeValue(caveat.Kind(kind), val)
 		if err != nil {
 			return Block{}, fromCaveat(i, err, ErrMalformed)
 		}

@@ -2,9 +2,7 @@ package token
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -34,13 +32,13 @@ func decodeReference(data []byte) (*Ticket, error) {
 	if mapPairs(data) != present {
 		return nil, malformed(-1, "field missing or empty")
 	}
-	return ticketFromFields(w, decodeBlockReference)
+	return ticketFromFields(w, readBlockReference)
 }
 
-func decodeBlockReference(raw []byte, i int, mode Mode) (Block, error) {
+func readBlockReference(raw []byte, i int) (blockFields, error) {
 	var w wireBlock
 	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits); err != nil {
-		return Block{}, malformed(i, err.Error())
+		return blockFields{}, malformed(i, err.Error())
 	}
 	present := 0
 	for _, p := range []bool{w.Mode != 0, w.KeyID != "", len(w.ID) > 0, w.Caveats != nil, len(w.Next) > 0, len(w.Rebind) > 0} {
@@ -49,17 +47,18 @@ func decodeBlockReference(raw []byte, i int, mode Mode) (Block, error) {
 		}
 	}
 	if mapPairs(raw) != present {
-		return Block{}, malformed(i, "field present with an empty value")
+		return blockFields{}, malformed(i, "field present with an empty value")
 	}
 	f := blockFields{mode: w.Mode, keyID: w.KeyID, id: w.ID, next: w.Next, rebind: w.Rebind}
 	if w.Caveats != nil {
-		f.caveats = []rawCaveat{}
-		for k, v := range w.Caveats {
-			f.caveats = append(f.caveats, rawCaveat{k, v})
+		// The map re-encoded deterministically (fxamacker sorts keys).
+		enc, err := strictcbor.Marshal(w.Caveats)
+		if err != nil {
+			return blockFields{}, malformed(i, err.Error())
 		}
-		slices.SortFunc(f.caveats, func(a, b rawCaveat) int { return cmp.Compare(a.kind, b.kind) })
+		f.caveats, f.ncav = enc, len(w.Caveats)
 	}
-	return blockFromFields(f, raw, i, mode)
+	return f, nil
 }
 
 // mapPairs returns the number of pairs of the canonical map that starts

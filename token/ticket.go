@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
@@ -58,7 +59,7 @@ func decodeOwned(data []byte) (*Ticket, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ticketFromFields(f, decodeBlock)
+	return ticketFromFields(f, readBlockChecked)
 }
 
 // readTicket reads the envelope's fields (spec/FORMAT.md §2) from checked
@@ -120,9 +121,9 @@ func readByteStrings(r *strictcbor.Reader) [][]byte {
 	return out
 }
 
-// ticketFromFields checks the envelope's fields and decodes every block
-// with decode.
-func ticketFromFields(w wireTicket, decode func(raw []byte, i int, mode Mode) (Block, error)) (*Ticket, error) {
+// ticketFromFields checks the envelope's fields and decodes every block,
+// reading each block's fields with read.
+func ticketFromFields(w wireTicket, read func(raw []byte, i int) (blockFields, error)) (*Ticket, error) {
 	switch {
 	case w.Version != FormatVersion:
 		return nil, malformed(-1, "unsupported format version")
@@ -133,13 +134,29 @@ func ticketFromFields(w wireTicket, decode func(raw []byte, i int, mode Mode) (B
 	case (len(w.Tail) > 0) == (len(w.Seal) > 0):
 		return nil, malformed(-1, "needs exactly one of tail and seal")
 	}
-	t := &Ticket{blocks: make([]Block, len(w.Blocks)), tail: w.Tail, seal: w.Seal}
-	var mode Mode
+	// Read every block's fields first, so that all caveats of the ticket
+	// share one allocation.
+	fields := make([]blockFields, len(w.Blocks))
+	total := 0
 	for i, raw := range w.Blocks {
-		b, err := decode(raw, i, mode)
+		f, err := read(raw, i)
 		if err != nil {
 			return nil, err
 		}
+		if f.ncav > MaxCaveatsPerBlock {
+			return nil, malformed(i, "too many caveats")
+		}
+		fields[i], total = f, total+f.ncav
+	}
+	cavs := make([]caveat.Caveat, total)
+	t := &Ticket{blocks: make([]Block, len(w.Blocks)), tail: w.Tail, seal: w.Seal}
+	var mode Mode
+	for i, raw := range w.Blocks {
+		b, err := blockFromFields(fields[i], raw, i, mode, cavs[:fields[i].ncav])
+		if err != nil {
+			return nil, err
+		}
+		cavs = cavs[fields[i].ncav:]
 		if i == 0 {
 			mode = b.Mode
 		}
