@@ -80,7 +80,7 @@ func commands() []command {
 		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect},
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof},
-		{"receipt", "show, verify or checkpoint a receipt log (receipt show|verify|checkpoint)", runReceipt},
+		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt},
 		{"demo", "run the whole story in a temporary directory and narrate it", runDemo},
 	}
 }

@@ -12,6 +12,7 @@ const receiptUsage = `
 usage: tickettool receipt show [--refused] [--json] LOG
        tickettool receipt verify --key PATH [--checkpoint FILE] LOG
        tickettool receipt checkpoint --key PATH LOG
+       tickettool receipt repair --key PATH LOG
 
 A receipt log holds one signed record per decision, each chained to the one
 before it. Logs written by tickettool have the origin "tickettool".
@@ -23,7 +24,7 @@ Example:
 
 func runReceipt(e *env, args []string) error {
 	if len(args) == 0 {
-		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify or checkpoint"), "run 'tickettool receipt -h' for usage")
+		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify, checkpoint or repair"), "run 'tickettool receipt -h' for usage")
 	}
 	switch args[0] {
 	case "show":
@@ -32,11 +33,13 @@ func runReceipt(e *env, args []string) error {
 		return runReceiptVerify(e, args[1:])
 	case "checkpoint":
 		return runReceiptCheckpoint(e, args[1:])
+	case "repair":
+		return runReceiptRepair(e, args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(e.stdout, receiptUsage[1:])
 		return nil
 	}
-	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify or checkpoint")
+	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify, checkpoint or repair")
 }
 
 const receiptShowUsage = `
@@ -180,13 +183,55 @@ func runReceiptCheckpoint(e *env, args []string) error {
 	return nil
 }
 
+const receiptRepairUsage = `
+usage: tickettool receipt repair --key PATH LOG
+
+Drops a torn tail (an incomplete last record, left by a crash mid-append)
+from LOG, after replaying every complete record with the key, and prints
+exactly what it dropped. A log whose complete records do not verify is not
+touched: that needs a person (exit status 1). PATH may be the public key.
+
+Example:
+  tickettool receipt repair --key receipts.key.pub receipts.log
+`
+
+func runReceiptRepair(e *env, args []string) error {
+	fs := newFlags(e, "receipt repair", receiptRepairUsage)
+	keyPath := fs.String("key", "", "`PATH` of the receipt key (public or secret)")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg("receipt repair", pos, "LOG")
+	if err != nil {
+		return err
+	}
+	k, err := readKey(*keyPath, "--key")
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return usageErr("read receipt log: %v", err)
+	}
+	torn, err := chain.Repair(path, k, receiptOrigin)
+	if err != nil {
+		return receiptError(err, "")
+	}
+	if torn.Bytes == 0 {
+		fmt.Fprintln(e.stdout, "ok: nothing to repair")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "dropped %d bytes from offset %d (an incomplete record)\n", torn.Bytes, torn.Offset)
+	return nil
+}
+
 // receiptError adds exit status 1 and hints to a failed log check.
 func receiptError(err error, cpPath string) error {
 	var be *chain.BreakError
 	var ce *chain.CheckpointError
 	switch {
 	case errors.As(err, &be) && be.Torn:
-		return fail(exitRefused, err, fmt.Sprintf("the log ends in an incomplete record at offset %d (a crash mid-append, or a cut); %d complete records precede it", be.Offset, be.Index))
+		return fail(exitRefused, err, fmt.Sprintf("the log ends in an incomplete record at offset %d (a crash mid-append, or a cut); %d complete records precede it; 'tickettool receipt repair' drops it and says exactly what it dropped", be.Offset, be.Index))
 	case errors.As(err, &be):
 		return fail(exitRefused, err, fmt.Sprintf("record %d and every record after it cannot be trusted", be.Index))
 	case errors.As(err, &ce):
