@@ -80,6 +80,7 @@ func commands() []command {
 		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect},
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof},
+		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP},
 		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt},
 		{"demo", "run the whole story in a temporary directory and narrate it", runDemo},
 	}

@@ -1,0 +1,89 @@
+// Package mcp is the MCP guard: a transparent stdio proxy between an agent
+// (an MCP client) and an MCP server that enforces a ticket on every tool
+// call. It speaks newline-delimited JSON-RPC on both sides and rebuilds no
+// client or server: every message it does not act on passes through byte
+// for byte, whatever its fields and whatever protocol version the two ends
+// negotiate.
+//
+// # What the proxy acts on
+//
+// From the agent:
+//
+//   - tools/call is checked with verify.Guard before it is forwarded:
+//     Request.Tool is the tool's name, qualified as NAME/tool when
+//     Config.ServerName is set; Request.Op is "invoke"; the paths and URLs
+//     are the arguments the Profile names (Filesystem() by default), each
+//     path also checked where it leads through symbolic links; Audience is
+//     Config.Audience. A bound ticket's DPoP proof is made here with
+//     Config.Holder (htm POST, htu mcp://SERVER/TOOL, SERVER being the
+//     server name or "server"). One receipt per decision is durable before
+//     Check returns, so before an allowed call is forwarded. A refused call
+//     never reaches the server; the agent gets a result with isError and one
+//     text block, RefusalPrefix followed by every verify.Refusal.String,
+//     joined by "; ". A call whose subject arguments have the wrong type,
+//     or whose params or arguments repeat a member name (under case
+//     folding), gets a JSON-RPC invalid-params error and no receipt; a call
+//     whose receipt cannot be written gets an internal error. Every
+//     tools/call is a call: the retry of a multi round-trip call is checked
+//     and charged again. A tools/call without an id is dropped.
+//   - notifications/cancelled for a call the proxy refused is dropped (the
+//     server never saw that id).
+//   - A response (the agent's answer to a server request) whose result
+//     holds roots, and the roots in params.inputResponses of any request
+//     (multi round-trip requests, protocol 2026-07-28), keep only the
+//     file:// roots inside the ticket's paths (as given and as resolved);
+//     the others are dropped, not narrowed. A reference filesystem server
+//     replaces its directories with the client's roots, so unfiltered roots
+//     would widen its sandbox. notifications/roots/list_changed is
+//     forwarded: the answer the server then asks for is what is filtered.
+//   - Every message from the agent must be one JSON object whose member
+//     names are unique under case folding (else it is not forwarded), so
+//     no server, however it decodes, sees a member the proxy did not check.
+//
+// From the server: responses to the agent's tools/list requests keep only
+// the tools the ticket's tools caveats name (a courtesy: the call check is
+// the enforcement), and roots/list requests are tracked so their answers
+// are filtered.
+//
+// Request ids are tracked per direction (ids may collide across
+// directions) and numeric ids are normalised (1.0 is 1, "1" is not).
+// Rewriting a message re-encodes only that message and keeps every other
+// member of it. Either side: a JSON array (a batch) is refused, each request
+// in it answered with an invalid-request error on a line of its own; a line
+// longer than Config.MaxMessageBytes (DefaultMaxMessageBytes) or that is not
+// a JSON object is discarded without being buffered whole, and answered with
+// an error only when its start shows a request with an id; everything
+// dropped is logged to Config.Log.
+//
+// Not checked: resources/read, prompts/get and every other method pass
+// through; a ticket governs tool calls.
+//
+// # Using it from a command
+//
+// Run starts the server and returns its exit status. The CLI command is
+// flag parsing, the key and ticket helpers cmd/tickettool already has, and
+// this (error checks elided):
+//
+//	vk, _ := verifyingKey(*keyPath)
+//	keys, _ := token.NewKeyring(vk)
+//	_, ticket, _ := e.ticketArg(*ticketArg)
+//	cfg := mcp.Config{Ticket: ticket, Keys: keys, ServerName: *serverName, Log: e.stderr}
+//	if *holderKey != "" {
+//		cfg.Holder, _ = readHolderKey(*holderKey, "--holder-key")
+//	}
+//	if *receipts != "" {
+//		cfg.Receipts, _ = openReceipts(*receipts, *receiptKey)
+//		defer cfg.Receipts.Close()
+//	}
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//	defer stop()
+//	cmd := exec.Command(pos[0], pos[1:]...) // the words after "--"
+//	code, err := mcp.Run(ctx, cfg, os.Stdin, os.Stdout, cmd)
+//	if err != nil {
+//		fmt.Fprintln(e.stderr, err)
+//	}
+//	return exit code (the server's status, 128+N for signal N)
+//
+// Proxy.Serve runs the same proxy over streams the caller provides (tests,
+// or a server that is not a child process).
+package mcp

@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Profile says which arguments of a server's tools carry a path or a URL,
+// so that the proxy can check them against a ticket's paths and hosts
+// caveats. Tools are named as the server names them (unqualified).
+//
+// A tool missing from the profile carries no subject: under a ticket with a
+// paths or hosts caveat every call to it is refused (a caveat that needs a
+// subject refuses a call without one), so an unknown tool fails closed.
+type Profile struct {
+	Name  string
+	Tools map[string]ToolArgs
+}
+
+// ToolArgs names the subject-carrying arguments of one tool. Each named
+// argument that is present must have the stated JSON type, or the call is
+// refused as invalid params; an absent (or null) argument adds no subject.
+type ToolArgs struct {
+	Paths     []string // arguments holding one path (a JSON string)
+	PathLists []string // arguments holding a list of paths (an array of strings)
+	URLs      []string // arguments holding one URL (a JSON string)
+	URLLists  []string // arguments holding a list of URLs (an array of strings)
+}
+
+// Filesystem returns the profile of the reference MCP filesystem server
+// (@modelcontextprotocol/server-filesystem): every path argument of its
+// fourteen tools. list_allowed_directories takes none, so a ticket with a
+// paths caveat refuses it.
+func Filesystem() *Profile {
+	path := ToolArgs{Paths: []string{"path"}}
+	return &Profile{Name: "filesystem", Tools: map[string]ToolArgs{
+		"read_file":                 path, // deprecated alias of read_text_file
+		"read_text_file":            path,
+		"read_media_file":           path,
+		"read_multiple_files":       {PathLists: []string{"paths"}},
+		"write_file":                path,
+		"edit_file":                 path,
+		"create_directory":          path,
+		"list_directory":            path,
+		"list_directory_with_sizes": path,
+		"directory_tree":            path,
+		"move_file":                 {Paths: []string{"source", "destination"}},
+		"search_files":              path,
+		"get_file_info":             path,
+		"list_allowed_directories":  {},
+	}}
+}
+
+// subjects returns the paths and URLs a call carries under the profile, in
+// argument order, or an error naming an argument of the wrong type.
+func (p *Profile) subjects(tool string, args map[string]json.RawMessage) (paths, urls []string, err error) {
+	spec, ok := p.Tools[tool]
+	if !ok {
+		return nil, nil, nil
+	}
+	if paths, err = collect(args, spec.Paths, spec.PathLists, paths); err != nil {
+		return nil, nil, err
+	}
+	if urls, err = collect(args, spec.URLs, spec.URLLists, urls); err != nil {
+		return nil, nil, err
+	}
+	return paths, urls, nil
+}
+
+func collect(args map[string]json.RawMessage, one, lists []string, out []string) ([]string, error) {
+	for _, name := range one {
+		raw, ok := present(args, name)
+		if !ok {
+			continue
+		}
+		var s string
+		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+			return nil, fmt.Errorf("mcp: argument %q must be a string", name)
+		}
+		out = append(out, s)
+	}
+	for _, name := range lists {
+		raw, ok := present(args, name)
+		if !ok {
+			continue
+		}
+		var elems []json.RawMessage
+		if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+			return nil, fmt.Errorf("mcp: argument %q must be an array of strings", name)
+		}
+		for _, e := range elems {
+			var s string
+			if len(e) == 0 || e[0] != '"' || json.Unmarshal(e, &s) != nil {
+				return nil, fmt.Errorf("mcp: argument %q must be an array of strings", name)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func present(args map[string]json.RawMessage, name string) (json.RawMessage, bool) {
+	raw, ok := args[name]
+	if !ok || len(raw) == 0 || string(raw) == "null" {
+		return nil, false
+	}
+	return raw, true
+}

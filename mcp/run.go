@@ -1,0 +1,131 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Run starts cmd as the MCP server and proxies between the agent (agentIn,
+// agentOut: normally the proxy's own stdin and stdout) and the server's
+// stdin and stdout, enforcing cfg.Ticket, until the server exits. It
+// returns the server's exit status (128+N when signal N ended it), which
+// the caller should exit with.
+//
+// The server runs in its own process group, with cmd.Stderr (os.Stderr
+// when nil) as its stderr. When the agent's input ends, the server's stdin
+// is closed; a server that has not exited ShutdownGrace later gets SIGTERM,
+// and SIGKILL KillGrace after that. When ctx is done (the caller's signal
+// handling) or the agent can no longer be written to, the group gets
+// SIGTERM, then SIGKILL. Once the server has exited, whatever is left of
+// its group is killed. cfg.Dir defaults to cmd.Dir.
+//
+// The error is non-nil only when the proxy could not start (bad config, or
+// cmd failed to start; the status is then 1) or when ctx ended the run.
+func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer, cmd *exec.Cmd) (int, error) {
+	if cfg.Dir == "" {
+		cfg.Dir = cmd.Dir
+	}
+	p, err := New(cfg)
+	if err != nil {
+		return 1, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return 1, fmt.Errorf("mcp: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return 1, fmt.Errorf("mcp: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	setProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return 1, fmt.Errorf("mcp: start server: %w", err)
+	}
+	defer outR.Close()
+
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	agentDone := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- p.serve(context.Background(), agentIn, agentOut, inW, outR, func() { close(agentDone) })
+	}()
+
+	var runErr error
+	var shutdown <-chan time.Time
+	done := ctx.Done()
+	for stop := false; !stop; {
+		select {
+		case <-exited:
+			stop = true
+		case <-agentDone:
+			agentDone = nil
+			shutdown = time.After(ShutdownGrace)
+		case <-shutdown:
+			terminate(cmd, exited)
+		case err := <-served:
+			served = nil
+			if err != nil { // the agent went away: nobody to serve
+				p.log.Printf("%v", err)
+				terminate(cmd, exited)
+			} else if shutdown == nil { // the server closed its output
+				shutdown = time.After(ShutdownGrace)
+			}
+		case <-done:
+			done, runErr = nil, ctx.Err()
+			terminate(cmd, exited)
+		}
+	}
+	signalGroup(cmd, syscall.SIGKILL) // whatever the server left behind
+	if served != nil {
+		outR.SetReadDeadline(time.Now().Add(drainGrace))
+		<-served
+	}
+	return exitStatus(cmd.ProcessState), runErr
+}
+
+// terminate sends the server's group SIGTERM, then SIGKILL if it has not
+// exited KillGrace later, and returns once it exited.
+func terminate(cmd *exec.Cmd, exited <-chan struct{}) {
+	signalGroup(cmd, syscall.SIGTERM)
+	select {
+	case <-exited:
+		return
+	case <-time.After(KillGrace):
+	}
+	signalGroup(cmd, syscall.SIGKILL)
+	<-exited
+}
+
+// exitStatus is the status a shell would report for the server.
+func exitStatus(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if c := ps.ExitCode(); c >= 0 {
+		return c
+	}
+	return 1
+}
