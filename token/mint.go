@@ -73,7 +73,7 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 		t.sigs, t.tail = [][]byte{sig}, seed
 	}
 	t.blocks = []Block{b}
-	return withText(t), nil
+	return finish(t)
 }
 
 // newNextKey draws a fresh Ed25519 key, sets it as b's next key, encodes b
@@ -204,7 +204,7 @@ func (t *Ticket) appendBlock(b Block, seed []byte) (*Ticket, error) {
 		sig := ed25519.Sign(cur, edBlockMessage(t.sigs[n-1], b.raw))
 		nt.sigs, nt.tail = append(slices.Clip(t.sigs), sig), seed
 	}
-	return withText(nt), nil
+	return finish(nt)
 }
 
 // Seal returns a sealed copy of t: the appending secret is replaced by a
@@ -224,10 +224,17 @@ func (t *Ticket) Seal() (*Ticket, error) {
 		msg := append([]byte(labelEdSeal), t.sigs[len(t.sigs)-1]...)
 		nt.seal = ed25519.Sign(cur, msg)
 	}
-	return withText(nt), nil
+	return finish(nt)
 }
 
-func withText(t *Ticket) *Ticket {
-	t.text = Prefix + b64.EncodeToString(t.Encode())
-	return t
+// finish checks that t fits the format's size limit (so that every ticket
+// this package makes decodes to itself) and fills in its text form.
+func finish(t *Ticket) (*Ticket, error) {
+	data := t.Encode()
+	if len(data) > MaxTicketBytes {
+		return nil, &Error{Block: len(t.blocks) - 1, Err: ErrTooLarge,
+			Reason: fmt.Sprintf("the ticket would be %d bytes, over the limit of %d", len(data), MaxTicketBytes)}
+	}
+	t.text = Prefix + b64.EncodeToString(data)
+	return t, nil
 }
