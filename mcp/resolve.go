@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // withResolved returns the paths with, after each one, where it really
@@ -80,6 +82,16 @@ func resolve(abs string) string {
 		}
 		next := filepath.Join(cur, c)
 		fi, err := os.Lstat(next)
+		if err != nil && !isASCII(c) {
+			// The reference filesystem server looks up a missing name by
+			// its Unicode NFC form among the directory's entries (and then
+			// follows links from there), so the guard must too: otherwise a
+			// link named "cafe\u0301" is reached as "caf\u00e9" unseen.
+			if eq := nfcSibling(cur, c); eq != "" {
+				next = filepath.Join(cur, eq)
+				fi, err = os.Lstat(next)
+			}
+		}
 		if err != nil {
 			// Not there (or not visible): nothing further can be a link.
 			return filepath.Join(append([]string{next}, rest...)...)
@@ -101,4 +113,29 @@ func resolve(abs string) string {
 		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
 	}
 	return cur
+}
+
+// nfcSibling returns the name of an entry of dir whose Unicode NFC form is
+// name's, or "".
+func nfcSibling(dir, name string) string {
+	want := norm.NFC.String(name)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if e.Name() != name && norm.NFC.String(e.Name()) == want {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
