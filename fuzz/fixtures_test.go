@@ -1,0 +1,179 @@
+// Package fuzz is the black-box fuzz suite of tickettool: one fuzz target
+// per decoder and parser, using only the public API. See README.md.
+package fuzz
+
+import (
+	"crypto"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/token"
+)
+
+// now is the fixed clock of every target.
+var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// The fixed keys. Everything is derived from internal/detrand, so seeds
+// regenerate to the same bytes.
+const (
+	hmacKeyID = "fuzz-hmac"
+	edKeyID   = "fuzz-ed25519"
+	origin    = "example.com/receipts/fuzz"
+	htm       = "POST"
+	htu       = "mcp://workspace/read_file"
+)
+
+type fixedKeys struct {
+	hmac, ed *token.SigningKey
+	ring     *token.Keyring
+	// holders: EdDSA holder keys (deterministic signatures, so the
+	// generated seeds are byte-for-byte reproducible).
+	alice, bob holder
+	// receipt keys
+	logEd, logHMAC *chain.Key
+}
+
+type holder struct {
+	key    crypto.Signer
+	jkt    string
+	signer *dpop.HolderSigner
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+var keys = func() *fixedKeys {
+	k := &fixedKeys{
+		hmac: must(token.GenerateKey(hmacKeyID, token.ModeHMAC, detrand.New("fuzz hmac root"))),
+		ed:   must(token.GenerateKey(edKeyID, token.ModeEd25519, detrand.New("fuzz ed25519 root"))),
+	}
+	k.ring = must(token.NewKeyring(k.hmac.Verifying(), k.ed.Verifying()))
+	k.alice = newHolder("alice")
+	k.bob = newHolder("bob")
+	seed := make([]byte, ed25519.SeedSize)
+	detrand.New("fuzz receipt ed25519").Read(seed)
+	k.logEd = must(chain.NewEd25519Key("fuzz-receipts", ed25519.NewKeyFromSeed(seed)))
+	secret := make([]byte, chain.HMACKeySize)
+	detrand.New("fuzz receipt hmac").Read(secret)
+	k.logHMAC = must(chain.NewHMACKey("fuzz-receipts-hmac", secret))
+	return k
+}()
+
+func newHolder(name string) holder {
+	key := must(dpop.NewKey("EdDSA", detrand.New("fuzz holder "+name)))
+	return holder{key: key, jkt: must(dpop.ThumbprintOf(key.Public())), signer: must(dpop.NewHolderSigner(key))}
+}
+
+// secretForms are renderings of the HMAC root secret that must never
+// appear in an error or refusal.
+var secretForms = func() []string {
+	s := keys.hmac.HMACSecret()
+	return []string{hex.EncodeToString(s), base64.RawURLEncoding.EncodeToString(s), base64.StdEncoding.EncodeToString(s), string(s)}
+}()
+
+func opts(seed string) *token.Options { return &token.Options{Rand: detrand.New("fuzz " + seed)} }
+
+func cavs(texts ...string) []caveat.Caveat {
+	return must(caveat.ParseAll(texts, now))
+}
+
+// scenario is the delegation of DESIGN §1: a broad block 0, then two
+// narrowing blocks.
+var scenario = [][]string{
+	{"tools=read_file,write_file", "ops=delegate,invoke", "paths=src/", "hosts=*.example.org,api.example.com",
+		"until=2026-11-30T13:00:00Z", "nbf=2026-11-30T11:00:00Z", "aud=workspace", "calls=100", "cost=0.5USD",
+		"total=5USD", "depth=4", `intent="upgrade pricing deps"`},
+	{"tools=read_file", "paths=src/discount/", "calls=10"},
+	{"until=2026-11-30T12:30:00Z", "hosts=api.example.com"},
+}
+
+// chainOf mints with key and appends one block per further element.
+func chainOf(key *token.SigningKey, seed string, blocks ...[]string) *token.Ticket {
+	tk := must(token.Mint(key, cavs(blocks[0]...), opts(seed+" mint")))
+	for i, b := range blocks[1:] {
+		tk = must(tk.Attenuate(cavs(b...), opts(fmt.Sprintf("%s attenuate %d", seed, i))))
+	}
+	return tk
+}
+
+// baseRequest is allowed by every case of verifyCases.
+func baseRequest() *caveat.Request {
+	return &caveat.Request{
+		Tool: "read_file", Op: "invoke", Paths: []string{"src/discount/rules.go"},
+		URLs: []string{"https://api.example.com/v1/prices"}, Cost: &caveat.Amount{Micros: 100000, Currency: "USD"},
+		Audience: "workspace",
+	}
+}
+
+func proofFor(h holder, tk *token.Ticket, jti string) *caveat.HolderProof {
+	p := must(dpop.Make(h.key, htm, htu, dpop.MakeOptions{AccessToken: tk.String(), IssuedAt: now, JTI: jti}))
+	return &caveat.HolderProof{Proof: p, Method: htm, URI: htu}
+}
+
+// verifyCase is a valid ticket and a request it is allowed for at now.
+type verifyCase struct {
+	name string
+	tk   *token.Ticket
+	req  *caveat.Request
+}
+
+// verifyCases are the fixed valid tickets of FuzzVerify: both modes,
+// sealed and unsealed, bound to a holder and rebound to another.
+var verifyCases = func() []verifyCase {
+	var cs []verifyCase
+	for _, m := range []struct {
+		name string
+		key  *token.SigningKey
+	}{{"hmac", keys.hmac}, {"ed25519", keys.ed}} {
+		tk := chainOf(m.key, m.name, scenario...)
+		cs = append(cs, verifyCase{m.name + "-unsealed", tk, baseRequest()})
+		cs = append(cs, verifyCase{m.name + "-sealed", must(tk.Seal()), baseRequest()})
+		bound := must(tk.Attenuate([]caveat.Caveat{must(caveat.NewHolder(keys.alice.jkt))}, opts(m.name+" bind")))
+		r := baseRequest()
+		r.Holder = proofFor(keys.alice, bound, "jti-"+m.name+"-bound")
+		cs = append(cs, verifyCase{m.name + "-bound", bound, r})
+		rebound := must(bound.Attenuate([]caveat.Caveat{must(caveat.NewHolder(keys.bob.jkt))},
+			&token.Options{Rand: detrand.New("fuzz " + m.name + " rebind"), Holder: keys.alice.signer}))
+		rebound = must(rebound.Seal())
+		r = baseRequest()
+		r.Holder = proofFor(keys.bob, rebound, "jti-"+m.name+"-rebound")
+		cs = append(cs, verifyCase{m.name + "-rebound-sealed", rebound, r})
+	}
+	return cs
+}()
+
+// mutate returns a copy of b with b[off mod len] ^= x, and whether it
+// differs from b.
+func mutate(b []byte, off uint64, x byte) ([]byte, bool) {
+	c := append([]byte(nil), b...)
+	if len(c) == 0 || x == 0 {
+		return c, false
+	}
+	c[off%uint64(len(c))] ^= x
+	return c, true
+}
+
+func pick[T any](s []T, i byte) T { return s[int(i)%len(s)] }
+
+// fatalIfSecret fails if s contains the HMAC root secret in any form.
+func fatalIfSecret(t *testing.T, what, s string) {
+	t.Helper()
+	for _, f := range secretForms {
+		if len(f) > 0 && strings.Contains(s, f) {
+			t.Fatalf("%s reveals the root secret: %q", what, s)
+		}
+	}
+}
