@@ -280,5 +280,5 @@ func main() {
 	fmt.Fprintln(w, "|---|---:|---:|")
 	fmt.Fprintf(w, "| serial (b.Loop) | %s | %s |\n", dur(s), dur(cs))
 	fmt.Fprintf(w, "| RunParallel (GOMAXPROCS goroutines) | %s | %s |\n", dur(p), dur(cp))
-	fmt.Fprintf(w, "| serial ÷ parallel | **%.2f×** throughput | %.2f× CPU per op |\n", s/p, cp/cs)
+	fmt.Fprintf(w, "| ratio | serial ÷ parallel = **%.2f×** throughput | parallel ÷ serial = %.2f× CPU per op |\n", s/p, cp/cs)
 }
