@@ -1,6 +1,7 @@
 package token
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -26,24 +27,36 @@ const (
 )
 
 // mac computes HMAC-SHA256 (RFC 2104) with keys of at most one SHA-256
-// block, reusing its two hash states: every key in an HMAC chain differs
-// (each tag keys the next), so crypto/hmac would need a new state per
-// block. crypto/hmac stays the reference: tests and a fuzz target check
-// that both agree.
+// block. Every key in an HMAC chain differs (each tag keys the next), so
+// crypto/hmac would need a new state per block; mac instead hashes the
+// padded key and a short message from one buffer in a single call, and
+// falls back to two reusable hash states for long messages. crypto/hmac
+// stays the reference: tests and a fuzz target check that both agree.
 type mac struct {
-	inner, outer hash.Hash
-	pad          [shaBlockSize]byte
-	sum          [tagBytes]byte
-	out          [tagBytes]byte
+	inner hash.Hash // long messages only
+	buf   [macBufBytes]byte
+	sum   [tagBytes]byte
+	out   [tagBytes]byte
 }
 
+// macBufBytes holds one padded key and a message of typical block size,
+// so that most tags are two calls of sha256.Sum256.
+const macBufBytes = shaBlockSize + 448
+
+var (
+	innerPad     = bytes.Repeat([]byte{hmacInnerPadXor}, shaBlockSize)
+	innerToOuter = bytes.Repeat([]byte{hmacInnerPadXor ^ hmacOuterPadXor}, shaBlockSize)
+)
+
 var macPool = sync.Pool{New: func() any {
-	return &mac{inner: sha256.New(), outer: sha256.New()}
+	return &mac{inner: sha256.New()}
 }}
 
 func getMAC() *mac { return macPool.Get().(*mac) }
 func putMAC(m *mac) {
-	m.pad, m.sum, m.out = [shaBlockSize]byte{}, [tagBytes]byte{}, [tagBytes]byte{}
+	clear(m.buf[:])
+	m.sum, m.out = [tagBytes]byte{}, [tagBytes]byte{}
+	m.inner.Reset()
 	macPool.Put(m)
 }
 
@@ -59,24 +72,24 @@ func (m *mac) tag(key []byte, label []byte, a, b []byte) [tagBytes]byte {
 	if len(key) > shaBlockSize {
 		panic("token: internal error: hmac key longer than one block")
 	}
-	m.pad = [shaBlockSize]byte{}
-	copy(m.pad[:], key)
-	for i := range m.pad {
-		m.pad[i] ^= hmacInnerPadXor
+	pad := m.buf[:shaBlockSize]
+	clear(pad[len(key):])
+	copy(pad, key)
+	subtle.XORBytes(pad, pad, innerPad) // key ⊕ ipad
+	if n := shaBlockSize + len(label) + len(a) + len(b); n <= len(m.buf) {
+		msg := append(append(append(m.buf[shaBlockSize:shaBlockSize], label...), a...), b...)
+		m.sum = sha256.Sum256(m.buf[:shaBlockSize+len(msg)])
+	} else {
+		m.inner.Reset()
+		m.inner.Write(pad)
+		m.inner.Write(label)
+		m.inner.Write(a)
+		m.inner.Write(b)
+		m.inner.Sum(m.sum[:0])
 	}
-	m.inner.Reset()
-	m.inner.Write(m.pad[:])
-	m.inner.Write(label)
-	m.inner.Write(a)
-	m.inner.Write(b)
-	inner := m.inner.Sum(m.sum[:0])
-	for i := range m.pad {
-		m.pad[i] ^= hmacInnerPadXor ^ hmacOuterPadXor
-	}
-	m.outer.Reset()
-	m.outer.Write(m.pad[:])
-	m.outer.Write(inner)
-	m.outer.Sum(m.out[:0])
+	subtle.XORBytes(pad, pad, innerToOuter) // key ⊕ opad
+	copy(m.buf[shaBlockSize:], m.sum[:])
+	m.out = sha256.Sum256(m.buf[:shaBlockSize+tagBytes])
 	return m.out
 }
 

@@ -79,10 +79,30 @@ func TestMACMatchesStdlib(t *testing.T) {
 	})
 }
 
+// TestMACPathBoundary: mac hashes short messages from its buffer and longer
+// ones through its hash states; both paths, and the lengths where one
+// gives way to the other, agree with crypto/hmac.
+func TestMACPathBoundary(t *testing.T) {
+	key := bytes.Repeat([]byte{0x0b}, tagBytes)
+	room := macBufBytes - shaBlockSize - len(bLabelHMACBlock)
+	for _, n := range []int{0, 1, room - 1, room, room + 1, 2 * room, 4096} {
+		for _, split := range []int{0, n / 2, n} {
+			msg := bytes.Repeat([]byte{byte(n)}, n)
+			m := getMAC()
+			got := m.tag(key, bLabelHMACBlock, msg[:split], msg[split:])
+			putMAC(m)
+			if want := stdHMAC(key, bLabelHMACBlock, msg); !bytes.Equal(got[:], want) {
+				t.Errorf("message of %d bytes split at %d: mac %x != crypto/hmac %x", n, split, got, want)
+			}
+		}
+	}
+}
+
 func FuzzMACMatchesStdlib(f *testing.F) {
 	f.Add([]byte("key"), []byte("message"))
 	f.Add(bytes.Repeat([]byte{0xff}, 64), []byte{})
 	f.Add([]byte{}, bytes.Repeat([]byte{0}, 200))
+	f.Add([]byte("key"), bytes.Repeat([]byte{1}, macBufBytes)) // the long path
 	f.Fuzz(func(t *testing.T, key, msg []byte) {
 		if len(key) > shaBlockSize {
 			key = key[:shaBlockSize]
