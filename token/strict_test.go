@@ -126,6 +126,8 @@ func TestParseTextStrict(t *testing.T) {
 		"padding":        text + "==",
 		"trailing space": text + " ",
 		"newline inside": text[:20] + "\n" + text[20:],
+		"CR inside":      text[:20] + "\r" + text[20:],
+		"CRLF at end":    text + "\r\n",
 		"std alphabet":   token.Prefix + base64.RawStdEncoding.EncodeToString(append(raw, 0xfb, 0xff)),
 		"stray bits":     token.Prefix + nonCanon,
 		"empty":          "",

@@ -135,8 +135,14 @@ func ticketFromFields(w wireTicket, read func(raw []byte, i int) (blockFields, e
 		return nil, malformed(-1, "needs exactly one of tail and seal")
 	}
 	// Read every block's fields first, so that all caveats of the ticket
-	// share one allocation.
-	fields := make([]blockFields, len(w.Blocks))
+	// share one allocation. Most tickets have a few blocks: their fields
+	// stay on the stack.
+	var small [8]blockFields
+	fields := small[:0]
+	if len(w.Blocks) > len(small) {
+		fields = make([]blockFields, 0, len(w.Blocks))
+	}
+	fields = fields[:len(w.Blocks)]
 	total := 0
 	for i, raw := range w.Blocks {
 		f, err := read(raw, i)
@@ -148,8 +154,8 @@ func ticketFromFields(w wireTicket, read func(raw []byte, i int) (blockFields, e
 		}
 		fields[i], total = f, total+f.ncav
 	}
-	cavs := make([]caveat.Caveat, total)
-	t := &Ticket{blocks: make([]Block, len(w.Blocks)), tail: w.Tail, seal: w.Seal}
+	t, cavs := newTicket(len(w.Blocks), total)
+	t.tail, t.seal = w.Tail, w.Seal
 	var mode Mode
 	for i, raw := range w.Blocks {
 		b, err := blockFromFields(fields[i], raw, i, mode, cavs[:fields[i].ncav])
@@ -200,6 +206,25 @@ func ticketFromFields(w wireTicket, read func(raw []byte, i int) (blockFields, e
 	return t, nil
 }
 
+// smallTicket holds a typical ticket, its blocks and its caveats in one
+// allocation.
+type smallTicket struct {
+	t      Ticket
+	blocks [4]Block
+	cavs   [8]caveat.Caveat
+}
+
+// newTicket returns a ticket with room for n blocks and a slice for its c
+// caveats.
+func newTicket(n, c int) (*Ticket, []caveat.Caveat) {
+	if n <= len(smallTicket{}.blocks) && c <= len(smallTicket{}.cavs) {
+		s := new(smallTicket)
+		s.t.blocks = s.blocks[:n:n]
+		return &s.t, s.cavs[:c:c]
+	}
+	return &Ticket{blocks: make([]Block, n)}, make([]caveat.Caveat, c)
+}
+
 // Encode returns the ticket's CBOR form.
 func (t *Ticket) Encode() []byte {
 	w := wireTicket{Version: FormatVersion, Blocks: make([][]byte, len(t.blocks)),
@@ -233,14 +258,17 @@ func Parse(text string) (*Ticket, error) {
 	if !ok {
 		return nil, malformed(-1, "text does not start with "+Prefix)
 	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return nil, malformed(-1, "text has a character outside base64url")
-		}
+	// The decoder refuses every byte outside the alphabet except CR and LF,
+	// which RFC 4648 §3.3 lets it skip: one ticket has one text, so they
+	// are refused here.
+	if strings.IndexByte(body, '\n') >= 0 || strings.IndexByte(body, '\r') >= 0 {
+		return nil, malformed(-1, "text has a character outside base64url")
 	}
 	data, err := b64.DecodeString(body)
 	if err != nil {
+		if strings.ContainsFunc(body, notBase64URL) {
+			return nil, malformed(-1, "text has a character outside base64url")
+		}
 		return nil, malformed(-1, "text is not canonical base64url")
 	}
 	if len(data) > MaxTicketBytes {
@@ -252,6 +280,10 @@ func Parse(text string) (*Ticket, error) {
 	}
 	t.text = text
 	return t, nil
+}
+
+func notBase64URL(c rune) bool {
+	return !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_')
 }
 
 // String returns the text form.
