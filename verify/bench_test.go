@@ -12,7 +12,7 @@ import (
 // benchTicket is the performance issue's scenario: a root ticket with one
 // caveat (a resource), attenuated with three more blocks (an expiry, an
 // operations list, a path prefix).
-func benchTicket(b *testing.B, mode token.Mode) (*token.Ticket, *token.Keyring) {
+func benchTicket(b testing.TB, mode token.Mode) (*token.Ticket, *token.Keyring) {
 	key, err := token.GenerateKey("root", mode, detrand.New("bench"))
 	if err != nil {
 		b.Fatal(err)

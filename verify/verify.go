@@ -100,8 +100,8 @@ func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Tim
 	}
 	d.FamilyID, d.BlockIDs = chain.FamilyID, chain.IDs
 
-	scope, ok := d.checkStructure(&chain, opts)
-	if !ok {
+	var scope caveat.Scope // large: filled in place, never copied
+	if !d.checkStructure(&chain, &scope, opts) {
 		return d, nil
 	}
 	d.checkPolicy(&scope, now, opts)
@@ -122,20 +122,19 @@ func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Tim
 
 // checkStructure replays the blocks into a scope (each must narrow what
 // came before), collects budgets and the intent, and checks revocation.
-func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Scope, bool) {
-	var scope caveat.Scope
+func (d *Decision) checkStructure(chain *token.Chain, scope *caveat.Scope, opts *Options) bool {
 	for i := range chain.Blocks {
 		if i > 0 {
 			if err := scope.CanAppend(i); err != nil {
 				d.refuse(CheckAttenuation, i, 0, reason(err))
-				return scope, false
+				return false
 			}
 		}
 		prevHolder := scope.Holder()
 		for _, c := range chain.Blocks[i].Caveats {
 			if err := scope.Add(i, c); err != nil {
 				d.refuse(CheckAttenuation, i, c.Kind, reason(err))
-				return scope, false
+				return false
 			}
 			switch c.Kind {
 			case caveat.Calls:
@@ -147,7 +146,7 @@ func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Sco
 			}
 		}
 		if !d.checkRebind(chain, i, prevHolder) {
-			return scope, false
+			return false
 		}
 	}
 	if opts.Revoked != nil {
@@ -157,7 +156,7 @@ func (d *Decision) checkStructure(chain *token.Chain, opts *Options) (caveat.Sco
 			}
 		}
 	}
-	return scope, len(d.Refusals) == 0
+	return len(d.Refusals) == 0
 }
 
 func (d *Decision) checkPolicy(scope *caveat.Scope, now time.Time, opts *Options) {
