@@ -7,6 +7,7 @@ require (
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/superfly/macaroon v0.2.13
 	github.com/tickettool/tickettool v0.0.0-00010101000000-000000000000
+	gopkg.in/macaroon-bakery.v2 v2.3.0
 	gopkg.in/macaroon.v2 v2.1.0
 )
 
@@ -22,6 +23,7 @@ require (
 	golang.org/x/mod v0.43.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	google.golang.org/protobuf v1.31.0 // indirect
+	gopkg.in/errgo.v1 v1.0.1 // indirect
 )
 
 replace github.com/tickettool/tickettool => ../

@@ -68,6 +68,7 @@ func libraries(tb testing.TB) []library {
 		newTickettool(tb, token.ModeEd25519, false),
 		newTickettool(tb, token.ModeHMAC, true),
 		newMacaroonV2(),
+		newMacaroonBakery(),
 		newSuperfly(),
 		newBiscuit(tb),
 	}
