@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"gopkg.in/macaroon-bakery.v2/bakery/checkers"
-	macaroon "gopkg.in/macaroon.v2"
 )
 
 // macaroonBakery is macaroon.v2 as the issue names it: "with its bakery
@@ -71,14 +69,5 @@ func (m macaroonBakery) verifier(_ testing.TB, enc []byte, req request) func() e
 	ctx := checkers.ContextWithClock(context.Background(), fixedClock(req.Now))
 	ctx = context.WithValue(ctx, requestKey{}, req)
 	check := func(cav string) error { return checker.CheckFirstPartyCaveat(ctx, cav) }
-	return func() error {
-		var mac macaroon.Macaroon
-		if err := mac.UnmarshalBinary(enc); err != nil {
-			return err
-		}
-		if !bytes.HasPrefix(mac.Id(), []byte("root")) {
-			return errors.New("unknown root key")
-		}
-		return mac.Verify(m.rootKey, check, nil)
-	}
+	return m.decodeAndVerify(enc, check)
 }
