@@ -218,11 +218,7 @@ func (d *demo) recordStory(intent, agentText, subText string) error {
 	if err != nil {
 		return err
 	}
-	vk, err := verifyingKey(d.path("root.key.pub"))
-	if err != nil {
-		return err
-	}
-	keys, err := token.NewKeyring(vk)
+	keys, err := keyringOf(d.path("root.key.pub"))
 	if err != nil {
 		return err
 	}

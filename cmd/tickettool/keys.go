@@ -155,6 +155,16 @@ func mintingKey(path string) (*token.SigningKey, error) {
 	return nil, usageErr("%s: unsupported key algorithm %v", path, k.Alg())
 }
 
+// keyringOf returns a keyring holding the one verifying key in the file at
+// path (see verifyingKey).
+func keyringOf(path string) (*token.Keyring, error) {
+	vk, err := verifyingKey(path)
+	if err != nil {
+		return nil, err
+	}
+	return token.NewKeyring(vk)
+}
+
 // verifyingKey turns a key file into a ticket verifying key: the HMAC
 // secret, or the Ed25519 public key (from a public or private key file).
 func verifyingKey(path string) (*token.VerifyingKey, error) {

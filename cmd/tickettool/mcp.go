@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/tickettool/tickettool/mcp"
-	"github.com/tickettool/tickettool/token"
 )
 
 const mcpUsage = `
@@ -56,11 +55,7 @@ func runMCP(e *env, args []string) error {
 	if *ticketArg == "-" {
 		return usageErr("mcp speaks MCP on standard input: pass the ticket itself, not -")
 	}
-	vk, err := verifyingKey(*keyPath)
-	if err != nil {
-		return err
-	}
-	keys, err := token.NewKeyring(vk)
+	keys, err := keyringOf(*keyPath)
 	if err != nil {
 		return err
 	}
