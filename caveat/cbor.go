@@ -76,24 +76,34 @@ func (c Caveat) encode() ([]byte, error) {
 // the ticket that carries it re-encodes identically; Check refuses it.
 // The result never aliases raw.
 func DecodeValue(k Kind, raw []byte) (Caveat, error) {
-	if err := strictcbor.Check(raw, strictcbor.TicketLimits); err != nil {
-		return Caveat{}, syntaxErr(k, "value: %v", err)
+	src := source{b: raw}
+	r := strictcbor.NewReader(raw, strictcbor.TicketLimits)
+	c, err := decodeFrom(k, &r, &src, nil, 1)
+	if err != nil {
+		return Caveat{}, err
 	}
-	r := strictcbor.NewReader(raw)
+	if !r.Done() {
+		return Caveat{}, syntaxErr(k, "value: cbor: offset %d: trailing bytes after the item", r.Offset())
+	}
+	return c, nil
+}
+
+// decodeFrom reads one value of kind k from r, which reads src.b, at the
+// given depth (1 for a top-level item; strictcbor.Reader.Raw), and checks
+// it as DecodeValue does. Its strings are substrings of src's one copy;
+// its list comes from entries when that is not nil.
+func decodeFrom(k Kind, r *strictcbor.Reader, src *source, entries *[]string, depth int) (Caveat, error) {
+	start := r.Offset()
 	c := Caveat{Kind: k}
 	switch k {
 	case Tools, Ops, Paths, Hosts, Audience:
-		// One string holds the whole value; entries are substrings of it,
-		// so a list costs two allocations whatever its length.
-		all := string(raw)
-		n := r.Array()
-		if n > 0 {
-			c.List = make([]string, n)
-		}
-		for i := 0; i < n && !r.Failed(); i++ {
-			e := r.Text()
-			end := r.Offset()
-			c.List[i] = all[end-len(e) : end]
+		if n := r.Array(); n > 0 {
+			c.List = takeEntries(entries, n)
+			for i := 0; i < n && !r.Failed(); i++ {
+				e := r.Text()
+				end := r.Offset()
+				c.List[i] = src.sub(end-len(e), end)
+			}
 		}
 	case Calls, Depth:
 		c.N = r.Uint()
@@ -104,23 +114,42 @@ func DecodeValue(k Kind, raw []byte) (Caveat, error) {
 		}
 		c.Time = int64(t)
 	case Cost, Total:
-		if r.Array() != 2 {
+		if n := r.Array(); n != 2 && !r.Failed() {
 			return Caveat{}, syntaxErr(k, "value: amount must be [micros, currency]")
 		}
 		c.Amount.Micros = r.Uint()
-		c.Amount.Currency = string(r.Text())
+		e := r.Text()
+		end := r.Offset()
+		c.Amount.Currency = src.sub(end-len(e), end)
 	case Intent:
-		c.Text = string(r.Text())
+		e := r.Text()
+		end := r.Offset()
+		c.Text = src.sub(end-len(e), end)
 	case Holder:
 		c.Bytes = bytes.Clone(r.Bytes())
 	default:
-		return Caveat{Kind: k, Raw: bytes.Clone(raw)}, nil
+		c.Raw = bytes.Clone(r.Raw(depth))
 	}
-	if !r.Done() {
+	switch {
+	case r.WrongType():
 		return Caveat{}, syntaxErr(k, "value: not of the kind's CBOR type")
+	case r.Failed():
+		return Caveat{}, syntaxErr(k, "value: %v", relative(r.Err(), start))
+	case !k.Known():
+		return c, nil
 	}
 	if why := c.problem(); why != "" {
 		return Caveat{}, syntaxErr(k, "%s", why)
 	}
 	return c, nil
+}
+
+// relative returns err, a reader's failure, with its offset counted from
+// start (the first byte of the item the message names) rather than from
+// the start of the reader's buffer.
+func relative(err error, start int) error {
+	if e, ok := err.(*strictcbor.Error); ok && e.Offset >= start {
+		return &strictcbor.Error{Offset: e.Offset - start, Reason: e.Reason}
+	}
+	return err
 }

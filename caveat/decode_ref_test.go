@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/internal/strictcbor"
 )
@@ -92,4 +96,69 @@ func mustHexF(s string) []byte {
 	s = strings.ReplaceAll(s, " ", "")
 	b, _ := hex.DecodeString(s[:len(s)&^1])
 	return b
+}
+
+// decodeMapReference is Decoder.DecodeMap written with the fxamacker/cbor
+// decoder: the map's canonical form checked as inside a block, then every
+// value through decodeValueReference.
+func decodeMapReference(m []byte) ([]Caveat, error) {
+	if err := strictcbor.Check(append([]byte{0xa1, 0x04}, m...), strictcbor.TicketLimits); err != nil {
+		return nil, syntaxErr(0, "not canonical inside a block")
+	}
+	var w map[uint64]cbor.RawMessage
+	if err := strictcbor.Unmarshal(m, &w, strictcbor.TicketLimits); err != nil || w == nil {
+		return nil, syntaxErr(0, "not a map of kinds")
+	}
+	if len(w) > strictcbor.MaxCaveatsPerBlock {
+		return nil, syntaxErr(0, "too many")
+	}
+	var out []Caveat
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		if k == 0 {
+			return nil, syntaxErr(0, "kind 0")
+		}
+		c, err := decodeValueReference(Kind(k), w[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// FuzzDecodeMapMatchesReference holds Decoder.DecodeMap, reading a map
+// that lies inside a larger buffer, to decodeMapReference.
+func FuzzDecodeMapMatchesReference(f *testing.F) {
+	for _, h := range []string{
+		"a2018169726561645f66696c650381647372632f", "a0", "a10000", "a2030001", "a10300", "a1186381818100",
+		"a118638181818100", "a1616100", "a201000100", "a1061a6b0d7350", "a10c6568656c6c6f", "a1018263616263",
+	} {
+		f.Add(mustHexF(h))
+	}
+	f.Fuzz(func(t *testing.T, m []byte) {
+		buf := append(append([]byte{0xff}, m...), 0xa0)
+		d := NewDecoder(buf, make([]Caveat, 1))
+		got, next, err1 := d.DecodeMap(1, 1+len(m))
+		if err1 == nil && next != 1+len(m) {
+			err1 = syntaxErr(0, "trailing bytes")
+		}
+		want, err2 := decodeMapReference(m)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%x: DecodeMap %v, reference %v", m, err1, err2)
+		}
+		if err1 != nil {
+			if !errors.Is(err1, ErrSyntax) {
+				t.Fatalf("error %v does not wrap ErrSyntax", err1)
+			}
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%x: %d caveats, reference %d", m, len(got), len(want))
+		}
+		for i := range got {
+			if !got[i].Equal(want[i]) {
+				t.Fatalf("%x: caveat %d = %+v, reference %+v", m, i, got[i], want[i])
+			}
+		}
+	})
 }

@@ -64,28 +64,38 @@ func encodeBlock(b *Block) error {
 // blockFields are a block's fields as read from the wire, before checks.
 type blockFields struct {
 	mode    uint64
-	keyID   string
+	keyID   []byte
 	id      []byte
-	caveats []byte // the caveat map's exact bytes; nil if field 4 is absent
-	ncav    int    // its number of entries
+	cavs    []caveat.Caveat // decoded
+	hasCavs bool            // field 4 is present
 	next    []byte
 	rebind  []byte
 }
 
-// readBlock reads a block's fields (spec/FORMAT.md §3) from raw, which
-// must already have passed strictcbor.Check. It refuses unknown fields,
+// readBlock reads a block's fields (spec/FORMAT.md §3) from raw in one
+// pass, its caveats with dec, which reads the ticket's bytes: raw lies at
+// offset off in them. It refuses non-canonical CBOR, unknown fields,
 // values of the wrong type and fields present with an empty value.
-func readBlock(raw []byte, i int) (blockFields, error) {
+func readBlock(raw []byte, off, i int, dec *caveat.Decoder) (blockFields, error) {
 	var f blockFields
-	r := strictcbor.NewReader(raw)
-	for n := r.Map(); n > 0 && !r.Failed(); n-- {
-		switch k := r.Uint(); k {
+	var prev uint64
+	r := strictcbor.NewReader(raw, strictcbor.TicketLimits)
+	for n, j := r.Map(), 0; j < n && !r.Failed(); j++ {
+		k := r.Uint()
+		if r.Failed() {
+			break
+		}
+		if j > 0 && k <= prev {
+			return f, malformed(i, "fields are not in canonical order or repeat")
+		}
+		prev = k
+		switch k {
 		case 1:
-			if f.mode = r.Uint(); f.mode == 0 {
+			if f.mode = r.Uint(); f.mode == 0 && !r.Failed() {
 				return f, malformed(i, "field present with an empty value")
 			}
 		case 2:
-			if f.keyID = string(r.Text()); f.keyID == "" {
+			if f.keyID = r.Text(); len(f.keyID) == 0 && !r.Failed() {
 				return f, malformed(i, "field present with an empty value")
 			}
 		case 3:
@@ -94,11 +104,12 @@ func readBlock(raw []byte, i int) (blockFields, error) {
 			if r.Peek() != 5 {
 				return f, malformed(i, "caveats are not a map")
 			}
-			f.caveats = r.Raw()
-			f.ncav = int(f.caveats[0] & 0x1f) // at most 16 entries: a one-byte head (Check)
-			if f.caveats[0]&0x1f >= 24 {
-				f.ncav = MaxCaveatsPerBlock + 1
+			cavs, next, err := dec.DecodeMap(off+r.Offset(), off+len(raw))
+			if err != nil {
+				return f, fromCaveat(i, err, ErrMalformed)
 			}
+			f.cavs, f.hasCavs = cavs, true
+			r.Seek(next - off)
 		case 5:
 			f.next = r.Bytes()
 		case 6:
@@ -110,81 +121,59 @@ func readBlock(raw []byte, i int) (blockFields, error) {
 			return f, malformed(i, "field present with an empty value")
 		}
 	}
-	if !r.Done() {
+	switch {
+	case r.WrongType():
 		return f, malformed(i, "a field or key has the wrong CBOR type")
+	case r.Failed():
+		return f, malformed(i, r.Err().Error())
+	case !r.Done():
+		return f, malformed(i, "trailing bytes after the block")
 	}
 	return f, nil
 }
 
-// readBlockChecked checks raw's canonical form, then reads its fields.
-func readBlockChecked(raw []byte, i int) (blockFields, error) {
-	if err := strictcbor.Check(raw, strictcbor.TicketLimits); err != nil {
-		return blockFields{}, malformed(i, err.Error())
+// blockFromFields checks a block's fields and fills b.
+func blockFromFields(b *Block, w blockFields, raw []byte, i int, mode Mode) error {
+	if !w.hasCavs {
+		return malformed(i, "no caveat map")
 	}
-	return readBlock(raw, i)
-}
-
-// blockFromFields checks a block's fields and decodes its caveats into
-// cavs, which has room for exactly w.ncav of them.
-func blockFromFields(w blockFields, raw []byte, i int, mode Mode, cavs []caveat.Caveat) (Block, error) {
-	if w.caveats == nil {
-		return Block{}, malformed(i, "no caveat map")
-	}
-	b := Block{Mode: Mode(w.mode), KeyID: w.keyID, TicketID: w.id, RebindJWK: w.rebind, raw: raw}
+	*b = Block{Mode: Mode(w.mode), TicketID: w.id, RebindJWK: w.rebind, raw: raw}
 	if i == 0 {
 		if b.Mode != ModeHMAC && b.Mode != ModeEd25519 {
-			return Block{}, malformed(0, "unknown or missing mode")
+			return malformed(0, "unknown or missing mode")
 		}
 		mode = b.Mode
+		b.KeyID = string(w.keyID)
 		if err := checkKeyID(b.KeyID); err != nil {
-			return Block{}, malformed(0, err.Error()[len("token: "):])
+			return malformed(0, err.Error()[len("token: "):])
 		}
 		if len(b.TicketID) != TicketIDBytes {
-			return Block{}, malformed(0, "ticket id must be 16 bytes")
+			return malformed(0, "ticket id must be 16 bytes")
 		}
-	} else if w.mode != 0 || w.keyID != "" || len(w.id) > 0 {
-		return Block{}, malformed(i, "mode, key id and ticket id belong in block 0 only")
+	} else if w.mode != 0 || len(w.keyID) > 0 || len(w.id) > 0 {
+		return malformed(i, "mode, key id and ticket id belong in block 0 only")
 	}
 	switch {
 	case mode == ModeEd25519 && len(w.next) != ed25519.PublicKeySize:
-		return Block{}, malformed(i, "ed25519 block needs a 32-byte next key")
+		return malformed(i, "ed25519 block needs a 32-byte next key")
 	case mode == ModeHMAC && len(w.next) != 0:
-		return Block{}, malformed(i, "hmac block has a next key")
+		return malformed(i, "hmac block has a next key")
 	}
 	if len(w.next) > 0 {
 		b.NextKey = ed25519.PublicKey(w.next)
 	}
-	if w.ncav > MaxCaveatsPerBlock {
-		return Block{}, malformed(i, "too many caveats")
-	}
-	if w.ncav > 0 {
-		b.Caveats = cavs[:w.ncav:w.ncav]
-	}
-	r := strictcbor.NewReader(w.caveats)
-	r.Map()
-	for j := 0; j < w.ncav; j++ {
-		kind, val := r.Uint(), r.Raw()
-		if r.Failed() {
-			return Block{}, malformed(i, "a caveat kind is not an unsigned integer")
-		}
-		if kind == 0 {
-			return Block{}, malformed(i, "caveat kind 0 is reserved")
-		}
-		c, err := caveat.DecodeValue(caveat.Kind(kind), val)
-		if err != nil {
-			return Block{}, fromCaveat(i, err, ErrMalformed)
-		}
-		b.Caveats[j] = c
+	if len(w.cavs) > 0 {
+		b.Caveats = w.cavs
 	}
 	if len(b.RebindJWK) > 0 {
 		if i == 0 {
-			return Block{}, malformed(0, "block 0 cannot rebind")
+			return malformed(0, "block 0 cannot rebind")
 		}
 		if !hasKind(b.Caveats, caveat.Holder) {
-			return Block{}, malformed(i, "a rebinding block must name the new holder")
+			return malformed(i, "a rebinding block must name the new holder")
 		}
 	}
-	return b, nil
+	return nil
 }
 
 func hasKind(cs []caveat.Caveat, k caveat.Kind) bool {

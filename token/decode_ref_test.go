@@ -3,6 +3,8 @@ package token
 import (
 	"bytes"
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,7 +34,7 @@ func decodeReference(data []byte) (*Ticket, error) {
 	if mapPairs(data) != present {
 		return nil, malformed(-1, "field missing or empty")
 	}
-	return ticketFromFields(w, readBlockReference)
+	return ticketFromFields(w, ticketBlocks{raw: w.Blocks}, data, readBlockReference)
 }
 
 func readBlockReference(raw []byte, i int) (blockFields, error) {
@@ -49,14 +51,26 @@ func readBlockReference(raw []byte, i int) (blockFields, error) {
 	if mapPairs(raw) != present {
 		return blockFields{}, malformed(i, "field present with an empty value")
 	}
-	f := blockFields{mode: w.Mode, keyID: w.KeyID, id: w.ID, next: w.Next, rebind: w.Rebind}
+	f := blockFields{mode: w.Mode, keyID: []byte(w.KeyID), id: w.ID, next: w.Next, rebind: w.Rebind}
 	if w.Caveats != nil {
-		// The map re-encoded deterministically (fxamacker sorts keys).
-		enc, err := strictcbor.Marshal(w.Caveats)
-		if err != nil {
-			return blockFields{}, malformed(i, err.Error())
+		// Each value through DecodeValue, in kind order, as the map holds
+		// them once fxamacker has checked the map's canonical form; not
+		// through caveat.Decoder, which the hot path uses.
+		if len(w.Caveats) > MaxCaveatsPerBlock {
+			return blockFields{}, malformed(i, "too many caveats")
 		}
-		f.caveats, f.ncav = enc, len(w.Caveats)
+		kinds := slices.Sorted(maps.Keys(w.Caveats))
+		f.hasCavs = true
+		for _, k := range kinds {
+			if k == 0 {
+				return blockFields{}, malformed(i, "caveat kind 0 is reserved")
+			}
+			c, err := caveat.DecodeValue(caveat.Kind(k), w.Caveats[k])
+			if err != nil {
+				return blockFields{}, fromCaveat(i, err, ErrMalformed)
+			}
+			f.cavs = append(f.cavs, c)
+		}
 	}
 	return f, nil
 }

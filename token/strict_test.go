@@ -1,6 +1,7 @@
 package token_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -78,6 +81,13 @@ func TestStrictDecoding(t *testing.T) {
 		"block: short ticket id":          env(strings.Replace(gB0, "0350"+gID, "034f"+gID[:30], 1), gB1),
 		"block: ed25519 next key in hmac": env(gB0, "a204a10381647372632f05"+bstr(strings.Repeat("00", 32))),
 		"block 0 without key id":          env("a30101035"+strings.TrimPrefix(gB0, "a401010266726f6f742d68035"), gB1),
+		"block: unsorted fields":          env("a4010103500d884587627bffe91c89a5d1745221880266726f6f742d68"+strings.TrimPrefix(gB0, "a401010266726f6f742d6803500d884587627bffe91c89a5d174522188"), gB1),
+		"block: duplicate field":          env(gB0, "a204a10381647372632f04a10381647372632f"),
+		"block: duplicate caveat kind":    env(gB0, "a104a20381647372632f0381647372632f"),
+		"block: text caveat kind":         env(gB0, "a104a1616100"),
+		"block: unknown caveat too deep":  env(gB0, "a104a20381647372632f186381818100"),
+		"block: key id not UTF-8":         env(strings.Replace(gB0, "0266726f6f742d68", "0266726f6f74ff68", 1), gB1),
+		"block: trailing byte":            env(gB0, gB1+"00"),
 	}
 	for name, h := range cases {
 		_, err := token.Decode(mustHex(t, strings.ReplaceAll(h, " ", "")))
@@ -86,6 +96,66 @@ func TestStrictDecoding(t *testing.T) {
 		if !errors.Is(err, token.ErrMalformed) || !errors.As(err, &te) {
 			t.Errorf("%s: got %v, want ErrMalformed", name, err)
 		}
+	}
+}
+
+// TestStrictDecodingAtLimits: inputs at the edge of the rules
+// TestStrictDecoding breaks decode.
+func TestStrictDecodingAtLimits(t *testing.T) {
+	for name, h := range map[string]string{
+		"unknown caveat nested to depth 4": env(gB0, "a104a20381647372632f1863818100"),
+		"text key id with multibyte UTF-8": env(strings.Replace(gB0, "0266726f6f742d68", "0266726f6fc3a968", 1), gB1),
+	} {
+		if _, err := token.Decode(mustHex(t, h)); err != nil && !strings.Contains(err.Error(), "key id") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// fakeHolder signs nothing real: decoding never checks holder signatures
+// (verify does), only where they sit.
+type fakeHolder byte
+
+func (h fakeHolder) PublicJWK() []byte {
+	return []byte(`{"kty":"OKP","x":"` + string('a'+rune(h)) + `"}`)
+}
+func (h fakeHolder) Thumbprint() []byte              { return bytes.Repeat([]byte{byte(h)}, 32) }
+func (h fakeHolder) Sign(msg []byte) ([]byte, error) { return bytes.Repeat([]byte{byte(h)}, 64), nil }
+
+func holderCaveat(t *testing.T, h fakeHolder) caveat.Caveat {
+	c, err := caveat.NewHolder(base64.RawURLEncoding.EncodeToString(h.Thumbprint()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestStrictHolderSignatures: the holder signatures of a twice rebound
+// ticket (field 6) must come in block order; swapped, the ticket is
+// refused.
+func TestStrictHolderSignatures(t *testing.T) {
+	tk, err := token.Mint(hmacKey(t, "root-h"), []caveat.Caveat{holderCaveat(t, 1)}, opts("mint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range []fakeHolder{2, 3} {
+		if tk, err = tk.Attenuate([]caveat.Caveat{holderCaveat(t, h)}, &token.Options{Rand: detrand.New(fmt.Sprint("rebind", i)), Holder: h - 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := tk.Encode()
+	if _, err := token.Decode(data); err != nil {
+		t.Fatalf("rebound ticket: %v", err)
+	}
+	sig := func(h byte) string { return "5840" + strings.Repeat(fmt.Sprintf("%02x", h), 64) }
+	inOrder := "06a201" + sig(1) + "02" + sig(2)
+	h := hex.EncodeToString(data)
+	if !strings.HasSuffix(h, inOrder) {
+		t.Fatalf("field 6 is not where the test expects it: %s", h)
+	}
+	swapped := strings.TrimSuffix(h, inOrder) + "06a202" + sig(2) + "01" + sig(1)
+	if _, err := token.Decode(mustHex(t, swapped)); !errors.Is(err, token.ErrMalformed) {
+		t.Fatalf("swapped holder signatures: %v", err)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 type Error struct {
 	Offset int    // byte offset of the offending head, or -1 when unknown
 	Reason string // what is wrong, never the bytes themselves
+
+	wrongType bool // a Reader met another type than it asked for
 }
 
 func (e *Error) Error() string {

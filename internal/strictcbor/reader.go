@@ -1,83 +1,159 @@
 package strictcbor
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
-// Reader reads an item that Check has accepted. Because the bytes are
-// known to be well formed, canonical and within limits, reading needs no
-// allocation and no recursion budget: a method fails only when the item is
-// not of the type asked for. Reader never copies: byte and text slices
-// alias the input.
+// Reader reads canonical CBOR item by item, and checks as it reads what
+// Check would check of every item it reads: heads in shortest form, no
+// indefinite lengths, no tags, floats or simple values but false and true,
+// lengths within the limits and the input, and valid UTF-8 in text
+// strings. Two rules it cannot see are its caller's: that map keys come in
+// canonical order (a reader of a known shape compares the keys it reads)
+// and how deeply arrays and maps nest (a known shape fixes that; Raw checks
+// what lies below). Together with Done, a caller that keeps both rules
+// accepts exactly what Check accepts and reads it in one pass; the fuzz
+// target FuzzReaderAgreesWithCheck holds a generic caller to that.
 //
-// It exists for the verifier's hot path; fxamacker/cbor remains the
-// reference decoder, and fuzz tests hold the two to the same answers.
+// A read that fails returns a zero value and records the first failure
+// (Err); every later read fails too. Reader never copies: byte and text
+// slices alias the input. It exists for the verifier's hot path;
+// fxamacker/cbor remains the reference decoder, and fuzz tests hold the
+// decoders built on Reader to the same answers.
 type Reader struct {
 	b   []byte
 	off int
-	err bool
+	lim Limits
+	err *Error
 }
 
-// NewReader returns a reader over b, which must have passed Check.
-func NewReader(b []byte) *Reader { return &Reader{b: b} }
+// NewReader returns a reader over b that applies lim to every item.
+func NewReader(b []byte, lim Limits) Reader { return Reader{b: b, lim: lim} }
 
-// Failed reports whether any read so far met a type it did not expect.
-func (r *Reader) Failed() bool { return r.err }
-
-// Done reports whether every byte has been read (and nothing failed).
-func (r *Reader) Done() bool { return !r.err && r.off == len(r.b) }
-
-// head reads a head of the given major type and returns its argument.
-func (r *Reader) head(major byte) uint64 {
-	if r.err || r.off >= len(r.b) || r.b[r.off]>>5 != major {
-		r.err = true
-		return 0
+// Err returns the first failure, or nil.
+func (r *Reader) Err() error {
+	if r.err == nil {
+		return nil
 	}
-	ai := r.b[r.off] & 0x1f
-	r.off++
-	if ai < 24 {
-		return uint64(ai)
-	}
-	n := 1 << (ai - 24) // Check admits only 24..27 here
-	if ai > 27 || r.off+n > len(r.b) {
-		r.err = true
-		return 0
-	}
-	p := r.b[r.off : r.off+n]
-	r.off += n
-	switch n {
-	case 1:
-		return uint64(p[0])
-	case 2:
-		return uint64(binary.BigEndian.Uint16(p))
-	case 4:
-		return uint64(binary.BigEndian.Uint32(p))
-	}
-	return binary.BigEndian.Uint64(p)
+	return r.err
 }
+
+// Failed reports whether any read so far failed.
+func (r *Reader) Failed() bool { return r.err != nil }
+
+// WrongType reports whether the first failure was an item of another type
+// than the one asked for (rather than input that is not canonical CBOR).
+func (r *Reader) WrongType() bool { return r.err != nil && r.err.wrongType }
+
+// Done reports whether every byte has been read and nothing failed.
+func (r *Reader) Done() bool { return r.err == nil && r.off == len(r.b) }
 
 // Offset returns how many bytes have been read.
 func (r *Reader) Offset() int { return r.off }
 
-// Peek returns the major type of the next item, or 255 at the end.
+// Seek moves to offset off, which must lie in the input; a caller uses it
+// to step over an item another decoder read.
+func (r *Reader) Seek(off int) {
+	if off < r.off || off > len(r.b) {
+		r.fail(r.off, "internal error: seek outside the input", false)
+		return
+	}
+	r.off = off
+}
+
+func (r *Reader) fail(off int, reason string, wrongType bool) {
+	if r.err == nil {
+		r.err = &Error{Offset: off, Reason: reason, wrongType: wrongType}
+	}
+}
+
+// Peek returns the major type of the next item, or 255 at the end or after
+// a failure.
 func (r *Reader) Peek() byte {
-	if r.err || r.off >= len(r.b) {
+	if r.err != nil || r.off >= len(r.b) {
 		return 255
 	}
 	return r.b[r.off] >> 5
 }
 
+// head reads a head of the given major type (0 to 5) and returns its
+// argument.
+func (r *Reader) head(major byte) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	off := r.off
+	if off >= len(r.b) {
+		r.fail(off, "unexpected end of input", false)
+		return 0
+	}
+	ib := r.b[off]
+	if ib>>5 != major {
+		r.fail(off, "wrong CBOR type: want "+majorName[major], true)
+		return 0
+	}
+	ai := ib & 0x1f
+	if ai < 24 {
+		r.off++
+		return uint64(ai)
+	}
+	switch {
+	case ai == 31:
+		r.fail(off, "indefinite length", false)
+		return 0
+	case ai > 27:
+		r.fail(off, "reserved additional information", false)
+		return 0
+	}
+	n := 1 << (ai - 24)
+	if len(r.b)-off-1 < n {
+		r.fail(off, "unexpected end of input", false)
+		return 0
+	}
+	p := r.b[off+1 : off+1+n]
+	var arg, min uint64
+	switch n {
+	case 1:
+		arg, min = uint64(p[0]), 24
+	case 2:
+		arg, min = uint64(binary.BigEndian.Uint16(p)), 1<<8
+	case 4:
+		arg, min = uint64(binary.BigEndian.Uint32(p)), 1<<16
+	default:
+		arg, min = binary.BigEndian.Uint64(p), 1<<32
+	}
+	if arg < min {
+		r.fail(off, "integer or length not in shortest form", false)
+		return 0
+	}
+	r.off = off + 1 + n
+	return arg
+}
+
+var majorName = [...]string{"unsigned integer", "negative integer", "byte string", "text string", "array", "map"}
+
 // Uint reads an unsigned integer.
 func (r *Reader) Uint() uint64 { return r.head(0) }
 
-// Map reads a map head and returns its number of pairs.
+// Map reads a map head and returns its number of pairs. The caller reads
+// the pairs and checks that their keys ascend.
 func (r *Reader) Map() int { return r.count(5) }
 
 // Array reads an array head and returns its number of items.
 func (r *Reader) Array() int { return r.count(4) }
 
 func (r *Reader) count(major byte) int {
+	off := r.off
 	n := r.head(major)
-	if n > uint64(len(r.b)-r.off) { // Check guarantees this; stay safe anyway
-		r.err = true
+	switch {
+	case r.err != nil:
+		return 0
+	case r.lim.MaxItems > 0 && n > uint64(r.lim.MaxItems):
+		r.fail(off, "too many entries", false)
+		return 0
+	case n > uint64(len(r.b)-r.off): // every entry takes at least one byte
+		r.fail(off, "unexpected end of input", false)
 		return 0
 	}
 	return int(n)
@@ -86,52 +162,51 @@ func (r *Reader) count(major byte) int {
 // Bytes reads a byte string.
 func (r *Reader) Bytes() []byte { return r.str(2) }
 
-// Text reads a text string (UTF-8, as Check verified) as bytes.
+// Text reads a text string, checked to be valid UTF-8, as bytes.
 func (r *Reader) Text() []byte { return r.str(3) }
 
 func (r *Reader) str(major byte) []byte {
+	off := r.off
 	n := r.head(major)
-	if r.err || n > uint64(len(r.b)-r.off) {
-		r.err = true
+	switch {
+	case r.err != nil:
+		return nil
+	case major == 2 && r.lim.MaxBytes > 0 && n > uint64(r.lim.MaxBytes):
+		r.fail(off, "byte string too long", false)
+		return nil
+	case major == 3 && r.lim.MaxText > 0 && n > uint64(r.lim.MaxText):
+		r.fail(off, "text string too long", false)
+		return nil
+	case n > uint64(len(r.b)-r.off):
+		r.fail(off, "unexpected end of input", false)
 		return nil
 	}
-	s := r.b[r.off : r.off+int(n) : r.off+int(n)]
-	r.off += int(n)
+	end := r.off + int(n)
+	s := r.b[r.off:end:end]
+	if major == 3 && !utf8.Valid(s) {
+		r.fail(off, "text string is not valid UTF-8", false)
+		return nil
+	}
+	r.off = end
 	return s
 }
 
-// Raw reads the next item, whatever it is, and returns its exact bytes.
-func (r *Reader) Raw() []byte {
-	start := r.off
-	r.skip()
-	if r.err {
+// Raw reads the next item, whatever it is, and returns its exact bytes,
+// after checking it entirely as Check does, given that it lies depth
+// levels deep (1 for a top-level item) in an item whose nesting is bounded
+// by the reader's limits.
+func (r *Reader) Raw(depth int) []byte {
+	if r.err != nil {
 		return nil
 	}
+	start := r.off
+	c := checker{b: r.b[start:], lim: r.lim}
+	end, err := c.item(0, depth)
+	if err != nil {
+		e := err.(*Error)
+		r.fail(start+e.Offset, e.Reason, false)
+		return nil
+	}
+	r.off = start + end
 	return r.b[start:r.off:r.off]
-}
-
-func (r *Reader) skip() {
-	if r.err || r.off >= len(r.b) {
-		r.err = true
-		return
-	}
-	switch major := r.b[r.off] >> 5; major {
-	case 0, 1:
-		r.head(major)
-	case 2, 3:
-		r.str(major)
-	case 4:
-		for n := r.count(4); n > 0 && !r.err; n-- {
-			r.skip()
-		}
-	case 5:
-		for n := r.count(5); n > 0 && !r.err; n-- {
-			r.skip()
-			r.skip()
-		}
-	case 7:
-		r.off++ // false or true: Check admits no other simple value
-	default:
-		r.err = true
-	}
 }

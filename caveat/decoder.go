@@ -1,0 +1,123 @@
+package caveat
+
+import "github.com/tickettool/tickettool/internal/strictcbor"
+
+// Decoder decodes the caveat maps that lie in one buffer, such as the
+// blocks of one ticket, in a single pass over their bytes. Each value is
+// decoded and checked exactly as DecodeValue decodes it, but the results
+// share storage: every string is a substring of one copy of the buffer,
+// lists take their entries from shared chunks, and the caveats go first
+// into room the caller provides. A ticket's caveats then cost a few
+// allocations whatever their number, which matters on a verifier's hot
+// path. The results never alias the buffer.
+//
+// A Decoder is for one goroutine.
+type Decoder struct {
+	src     source
+	entries []string // spare room for list entries
+	cavs    []Caveat // spare room for caveats
+}
+
+// NewDecoder returns a Decoder for caveat maps inside buf, which the
+// caller must not modify while it uses the Decoder. Decoded caveats go
+// into room (which may be nil) while it lasts.
+func NewDecoder(buf []byte, room []Caveat) Decoder {
+	return Decoder{src: source{b: buf}, cavs: room[:0:cap(room)]}
+}
+
+// DecodeMap decodes the caveat map that starts at buf[start] and lies
+// within buf[:end]: a block's field 4 (spec/FORMAT.md §3), a CBOR map from
+// kind (an unsigned integer, not 0) to the kind's value, in core
+// deterministic encoding, with kinds strictly ascending, at most
+// strictcbor.MaxCaveatsPerBlock pairs, and nesting as inside a block (the
+// map two levels deep, within strictcbor.TicketLimits). It returns the
+// caveats in kind order and the offset just past the map. Every error
+// wraps ErrSyntax; its Kind is that of the value at fault, 0 for the map.
+func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
+	if start < 0 || end < start || end > len(d.src.b) {
+		return nil, 0, syntaxErr(0, "caveat map lies outside the decoder's buffer")
+	}
+	r := strictcbor.NewReader(d.src.b[:end], strictcbor.TicketLimits)
+	r.Seek(start)
+	if r.Peek() != 5 {
+		return nil, 0, syntaxErr(0, "caveats are not a map")
+	}
+	n := r.Map()
+	switch {
+	case r.Failed():
+		return nil, 0, syntaxErr(0, "caveat map: %v", relative(r.Err(), start))
+	case n > strictcbor.MaxCaveatsPerBlock:
+		return nil, 0, syntaxErr(0, "more than %d caveats", strictcbor.MaxCaveatsPerBlock)
+	case n == 0:
+		return nil, r.Offset(), nil
+	}
+	cavs := d.take(n)
+	var prev uint64
+	for j := range cavs {
+		kind := r.Uint()
+		switch {
+		case r.WrongType():
+			return nil, 0, syntaxErr(0, "a caveat kind is not an unsigned integer")
+		case r.Failed():
+			return nil, 0, syntaxErr(0, "caveat map: %v", relative(r.Err(), start))
+		case kind == 0:
+			return nil, 0, syntaxErr(0, "caveat kind 0 is reserved")
+		case j > 0 && kind <= prev:
+			return nil, 0, syntaxErr(Kind(kind), "caveat kinds are not in ascending order or repeat")
+		}
+		prev = kind
+		c, err := decodeFrom(Kind(kind), &r, &d.src, &d.entries, 3)
+		if err != nil {
+			return nil, 0, err
+		}
+		cavs[j] = c
+	}
+	return cavs, r.Offset(), nil
+}
+
+// take returns room for n caveats, capped at n.
+func (d *Decoder) take(n int) []Caveat {
+	if cap(d.cavs) < n {
+		d.cavs = make([]Caveat, max(n, cavChunk))
+	}
+	l := d.cavs[:n:n]
+	d.cavs = d.cavs[n:cap(d.cavs)]
+	return l
+}
+
+// Chunk sizes: how many caveats and list entries a Decoder allocates at
+// once when fewer are needed.
+const (
+	cavChunk  = 4
+	listChunk = 8
+)
+
+// takeEntries returns room for n list entries, from *spare when it is not
+// nil. The room is capped at n, so appending to one list never touches
+// the next.
+func takeEntries(spare *[]string, n int) []string {
+	if spare == nil {
+		return make([]string, n)
+	}
+	if cap(*spare) < n {
+		*spare = make([]string, max(n, listChunk))
+	}
+	l := (*spare)[:n:n]
+	*spare = (*spare)[n:cap(*spare)]
+	return l
+}
+
+// source is a byte buffer and, made on first use, its one string copy.
+type source struct {
+	b    []byte
+	s    string
+	made bool
+}
+
+// sub returns string(b[start:end]) as a substring of the one copy.
+func (s *source) sub(start, end int) string {
+	if !s.made {
+		s.s, s.made = string(s.b), true
+	}
+	return s.s[start:end]
+}
