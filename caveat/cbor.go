@@ -78,8 +78,8 @@ func (c Caveat) encode() ([]byte, error) {
 func DecodeValue(k Kind, raw []byte) (Caveat, error) {
 	src := source{b: raw}
 	r := strictcbor.NewReader(raw, strictcbor.TicketLimits)
-	c, err := decodeFrom(k, &r, &src, nil, 1)
-	if err != nil {
+	var c Caveat
+	if err := decodeInto(&c, k, &r, &src, nil, 1); err != nil {
 		return Caveat{}, err
 	}
 	if !r.Done() {
@@ -88,13 +88,14 @@ func DecodeValue(k Kind, raw []byte) (Caveat, error) {
 	return c, nil
 }
 
-// decodeFrom reads one value of kind k from r, which reads src.b, at the
-// given depth (1 for a top-level item; strictcbor.Reader.Raw), and checks
-// it as DecodeValue does. Its strings are substrings of src's one copy;
-// its list comes from entries when that is not nil.
-func decodeFrom(k Kind, r *strictcbor.Reader, src *source, entries *[]string, depth int) (Caveat, error) {
+// decodeInto reads one value of kind k from r, which reads src.b, at the
+// given depth (1 for a top-level item; strictcbor.Reader.Raw), checks it
+// as DecodeValue does and sets *c, which must be the zero Caveat, to it.
+// Its strings are substrings of src's one copy; its list comes from
+// entries when that is not nil. On error *c is left partly set.
+func decodeInto(c *Caveat, k Kind, r *strictcbor.Reader, src *source, entries *[]string, depth int) error {
 	start := r.Offset()
-	c := Caveat{Kind: k}
+	c.Kind = k
 	switch k {
 	case Tools, Ops, Paths, Hosts, Audience:
 		if n := r.Array(); n > 0 {
@@ -110,12 +111,12 @@ func decodeFrom(k Kind, r *strictcbor.Reader, src *source, entries *[]string, de
 	case Until, NotBefore:
 		t := r.Uint()
 		if t > uint64(maxTime) {
-			return Caveat{}, syntaxErr(k, "time is after 9999-12-31T23:59:59Z")
+			return syntaxErr(k, "time is after 9999-12-31T23:59:59Z")
 		}
 		c.Time = int64(t)
 	case Cost, Total:
 		if n := r.Array(); n != 2 && !r.Failed() {
-			return Caveat{}, syntaxErr(k, "value: amount must be [micros, currency]")
+			return syntaxErr(k, "value: amount must be [micros, currency]")
 		}
 		c.Amount.Micros = r.Uint()
 		e := r.Text()
@@ -132,16 +133,16 @@ func decodeFrom(k Kind, r *strictcbor.Reader, src *source, entries *[]string, de
 	}
 	switch {
 	case r.WrongType():
-		return Caveat{}, syntaxErr(k, "value: not of the kind's CBOR type")
+		return syntaxErr(k, "value: not of the kind's CBOR type")
 	case r.Failed():
-		return Caveat{}, syntaxErr(k, "value: %v", relative(r.Err(), start))
+		return syntaxErr(k, "value: %v", relative(r.Err(), start))
 	case !k.Known():
-		return c, nil
+		return nil
 	}
 	if why := c.problem(); why != "" {
-		return Caveat{}, syntaxErr(k, "%s", why)
+		return syntaxErr(k, "%s", why)
 	}
-	return c, nil
+	return nil
 }
 
 // relative returns err, a reader's failure, with its offset counted from

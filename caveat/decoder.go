@@ -66,11 +66,10 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 			return nil, 0, syntaxErr(Kind(kind), "caveat kinds are not in ascending order or repeat")
 		}
 		prev = kind
-		c, err := decodeFrom(Kind(kind), &r, &d.src, &d.entries, 3)
-		if err != nil {
+		cavs[j] = Caveat{} // room may hold an earlier ticket's caveats
+		if err := decodeInto(&cavs[j], Kind(kind), &r, &d.src, &d.entries, 3); err != nil {
 			return nil, 0, err
 		}
-		cavs[j] = c
 	}
 	return cavs, r.Offset(), nil
 }
