@@ -6,7 +6,8 @@
 // # Values
 //
 // A Caveat is a value. Every function that returns one (the New
-// constructors, Parse, DecodeValue) returns it valid and canonical: lists
+// constructors, Parse, DecodeValue, Decoder.DecodeMap) returns it valid
+// and canonical: lists
 // sorted bytewise and free of duplicates, path prefixes ending in "/", host
 // patterns lowercase, and every field that the kind does not use left zero.
 // Treat the slices of a Caveat as immutable once it exists: Scope keeps

@@ -19,8 +19,8 @@ func TestVerifyAllocations(t *testing.T) {
 		mode token.Mode
 		max  float64
 	}{
-		{token.ModeHMAC, 11},
-		{token.ModeEd25519, 12},
+		{token.ModeHMAC, 6},
+		{token.ModeEd25519, 7},
 	} {
 		tk, keys := benchTicket(t, tc.mode)
 		text := tk.String()

@@ -1,6 +1,11 @@
 // Package strictcbor holds the one set of CBOR rules every decoder of this
-// module applies: RFC 8949 §4.2.1 core deterministic encoding, checked in
-// one pass before any value is read, plus the size limits of limits.go.
+// module applies: RFC 8949 §4.2.1 core deterministic encoding plus the size
+// limits of limits.go. Two forms apply them: Check (and Unmarshal, which
+// calls it) walks a whole item before any value is read; Reader checks
+// each item as it reads it, for the hand-written decoders of the
+// verifier's hot path, which then keep the two rules Reader leaves them
+// (map keys in order, nesting) by their fixed shapes. Fuzz targets hold
+// Reader to Check and those decoders to fxamacker.
 //
 // fxamacker/cbor encodes deterministically but does not reject every
 // non-canonical input on decode (non-shortest heads, unsorted map keys), so
