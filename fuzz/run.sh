@@ -7,6 +7,10 @@
 #   FUZZTIME=10m bash fuzz/run.sh            # every package
 #   FUZZTIME=30s bash fuzz/run.sh ./token    # one package
 #
+# FUZZTARGETS (default: every target) is an extended regular expression;
+# only targets whose names it matches run, e.g.
+#   FUZZTARGETS='^Fuzz(ParseText|DecodeTicket)$' bash fuzz/run.sh ./fuzz
+#
 # FUZZPARALLEL (default 2) is passed to go test -parallel: the number of
 # fuzzing worker processes. FUZZMINIMIZETIME (default 5s) is passed to
 # -fuzzminimizetime: Go minimises every new interesting input for up to 60s
@@ -24,6 +28,7 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10s}
 parallel=${FUZZPARALLEL:-2}
 minimize=${FUZZMINIMIZETIME:-5s}
+only=${FUZZTARGETS:-.}
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
 
@@ -57,7 +62,7 @@ for pkg in $pkglist; do
     failed=1
     continue
   fi
-  targets=$(grep '^Fuzz' <<<"$listing" || true)
+  targets=$(grep '^Fuzz' <<<"$listing" | grep -E -- "$only" || true)
   pkgdir=$(go list -f '{{.Dir}}' "$pkg")
   for t in $targets; do
     count=$((count + 1))
