@@ -76,6 +76,9 @@ func (c Caveat) encode() ([]byte, error) {
 // the ticket that carries it re-encodes identically; Check refuses it.
 // The result never aliases raw.
 func DecodeValue(k Kind, raw []byte) (Caveat, error) {
+	if len(raw) > strictcbor.TicketLimits.MaxItemSize {
+		return Caveat{}, syntaxErr(k, "value: cbor: item larger than %d bytes", strictcbor.TicketLimits.MaxItemSize)
+	}
 	src := source{b: raw}
 	r := strictcbor.NewReader(raw, strictcbor.TicketLimits)
 	var c Caveat

@@ -102,8 +102,13 @@ func mustHexF(s string) []byte {
 // decoder: the map's canonical form checked as inside a block, then every
 // value through decodeValueReference.
 func decodeMapReference(m []byte) ([]Caveat, error) {
-	if err := strictcbor.Check(append([]byte{0xa1, 0x04}, m...), strictcbor.TicketLimits); err != nil {
-		return nil, syntaxErr(0, "not canonical inside a block")
+	if err := strictcbor.Check(m, strictcbor.TicketLimits); err != nil {
+		return nil, syntaxErr(0, "not canonical, or too large")
+	}
+	inBlock := strictcbor.TicketLimits
+	inBlock.MaxItemSize = 0 // the map's own size is what counts
+	if err := strictcbor.Check(append([]byte{0xa1, 0x04}, m...), inBlock); err != nil {
+		return nil, syntaxErr(0, "nested too deep for a block")
 	}
 	var w map[uint64]cbor.RawMessage
 	if err := strictcbor.Unmarshal(m, &w, strictcbor.TicketLimits); err != nil || w == nil {

@@ -9,7 +9,8 @@ import "github.com/tickettool/tickettool/internal/strictcbor"
 // lists take their entries from shared chunks, and the caveats go first
 // into room the caller provides. A ticket's caveats then cost a few
 // allocations whatever their number, which matters on a verifier's hot
-// path. The results never alias the buffer.
+// path. The results never alias the buffer; their strings keep the one
+// copy of all of it in memory while any of them lives.
 //
 // A Decoder is for one goroutine.
 type Decoder struct {
@@ -29,10 +30,11 @@ func NewDecoder(buf []byte, room []Caveat) Decoder {
 // within buf[:end]: a block's field 4 (spec/FORMAT.md §3), a CBOR map from
 // kind (an unsigned integer, not 0) to the kind's value, in core
 // deterministic encoding, with kinds strictly ascending, at most
-// strictcbor.MaxCaveatsPerBlock pairs, and nesting as inside a block (the
-// map two levels deep, within strictcbor.TicketLimits). It returns the
-// caveats in kind order and the offset just past the map. Every error
-// wraps ErrSyntax; its Kind is that of the value at fault, 0 for the map.
+// strictcbor.MaxCaveatsPerBlock pairs, nesting as inside a block (the map
+// two levels deep) and within strictcbor.TicketLimits, the map's own size
+// included. It returns the caveats in kind order and the offset just past
+// the map. Every error wraps ErrSyntax; its Kind is that of the value at
+// fault, 0 for the map.
 func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	if start < 0 || end < start || end > len(d.src.b) {
 		return nil, 0, syntaxErr(0, "caveat map lies outside the decoder's buffer")
@@ -70,6 +72,9 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 		if err := decodeInto(&cavs[j], Kind(kind), &r, &d.src, &d.entries, 3); err != nil {
 			return nil, 0, err
 		}
+	}
+	if r.Offset()-start > strictcbor.TicketLimits.MaxItemSize {
+		return nil, 0, syntaxErr(0, "caveat map: cbor: item larger than %d bytes", strictcbor.TicketLimits.MaxItemSize)
 	}
 	return cavs, r.Offset(), nil
 }

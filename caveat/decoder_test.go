@@ -137,6 +137,38 @@ func TestDecodeMapRefused(t *testing.T) {
 	}
 }
 
+// TestDecodeSizeLimit: a caveat value, and a caveat map, may be at most
+// strictcbor's MaxItemSize (64 KiB) long: at the limit they decode, one
+// byte over they are refused (the ticket around them is bounded anyway;
+// DecodeValue and DecodeMap are public and bound themselves).
+func TestDecodeSizeLimit(t *testing.T) {
+	const limit = 64 << 10
+	bstr := func(n int) []byte { // a byte string of n bytes, n in 256..65535
+		return append([]byte{0x59, byte(n >> 8), byte(n)}, make([]byte, n)...)
+	}
+	for _, total := range []int{limit, limit + 1} {
+		v := bstr(total - 3)
+		_, err := caveat.DecodeValue(99, v)
+		if (err == nil) != (total == limit) {
+			t.Errorf("DecodeValue of %d bytes: %v", total, err)
+		}
+		m := append([]byte{0xa1, 0x18, 0x63}, bstr(total-6)...)
+		d := caveat.NewDecoder(m, nil)
+		_, _, err = d.DecodeMap(0, len(m))
+		if (err == nil) != (total == limit) {
+			t.Errorf("DecodeMap of %d bytes: %v", total, err)
+		}
+	}
+	// A known kind too: 1024 sorted tools of 64 bytes are 67587 bytes.
+	list := []byte{0x99, 0x04, 0x00}
+	for i := range 1024 {
+		list = append(append(list, 0x78, 64), fmt.Sprintf("%04d%s", i, strings.Repeat("a", 60))...)
+	}
+	if _, err := caveat.DecodeValue(caveat.Tools, list); err == nil || !strings.Contains(err.Error(), "larger") {
+		t.Errorf("DecodeValue of a %d-byte tools list: %v", len(list), err)
+	}
+}
+
 func ExampleDecoder() {
 	// A block's caveat map: tools=read_file, paths=src/.
 	buf, _ := hex.DecodeString("a2018169726561645f66696c650381647372632f")

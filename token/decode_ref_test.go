@@ -2,6 +2,7 @@ package token
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"maps"
 	"slices"
@@ -90,6 +91,18 @@ func mapPairs(raw []byte) int {
 	return -1
 }
 
+// refHolder is a stand-in holder key: decoding never checks holder
+// signatures (verify does), only where they sit.
+type refHolder byte
+
+func (h refHolder) PublicJWK() []byte               { return []byte(`{"kty":"OKP"}`) }
+func (h refHolder) Thumbprint() []byte              { return bytes.Repeat([]byte{byte(h)}, 32) }
+func (h refHolder) Sign(msg []byte) ([]byte, error) { return bytes.Repeat([]byte{byte(h)}, 64), nil }
+func (h refHolder) caveat() caveat.Caveat {
+	c, _ := caveat.NewHolder(base64.RawURLEncoding.EncodeToString(h.Thumbprint()))
+	return c
+}
+
 func FuzzDecodeMatchesReference(f *testing.F) {
 	for _, mode := range []Mode{ModeHMAC, ModeEd25519} {
 		key, _ := GenerateKey("k", mode, detrand.New("ref"))
@@ -101,6 +114,13 @@ func FuzzDecodeMatchesReference(f *testing.F) {
 		t3, _ := t2.Seal()
 		f.Add(t3.Encode())
 	}
+	// A twice rebound ticket: field 6 carries two holder signatures.
+	hk, _ := GenerateKey("k", ModeHMAC, detrand.New("ref-holder"))
+	bound, _ := Mint(hk, []caveat.Caveat{refHolder(1).caveat()}, &Options{Rand: detrand.New("ref3")})
+	for _, h := range []refHolder{2, 3} {
+		bound, _ = bound.Attenuate([]caveat.Caveat{h.caveat()}, &Options{Rand: detrand.New("ref4"), Holder: h - 1})
+	}
+	f.Add(bound.Encode())
 	f.Add([]byte{0xa0})
 	f.Add([]byte{0xa2, 0x01, 0x01, 0x02, 0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -86,7 +86,7 @@ func TestStrictDecoding(t *testing.T) {
 		"block: duplicate caveat kind":    env(gB0, "a104a20381647372632f0381647372632f"),
 		"block: text caveat kind":         env(gB0, "a104a1616100"),
 		"block: unknown caveat too deep":  env(gB0, "a104a20381647372632f186381818100"),
-		"block: key id not UTF-8":         env(strings.Replace(gB0, "0266726f6f742d68", "0266726f6f74ff68", 1), gB1),
+		"block: unknown caveat not UTF-8": env(gB0, "a104a20381647372632f18636261ff"),
 		"block: trailing byte":            env(gB0, gB1+"00"),
 	}
 	for name, h := range cases {
@@ -99,14 +99,17 @@ func TestStrictDecoding(t *testing.T) {
 	}
 }
 
-// TestStrictDecodingAtLimits: inputs at the edge of the rules
-// TestStrictDecoding breaks decode.
+// TestStrictDecodingAtLimits: inputs at the edge of rules that
+// TestStrictDecoding breaks decode. (Every text field a ticket defines is
+// also checked for its own alphabet, so the reader's UTF-8 rule shows at
+// this level only in values of unknown kinds; internal/strictcbor tests it
+// directly.)
 func TestStrictDecodingAtLimits(t *testing.T) {
 	for name, h := range map[string]string{
-		"unknown caveat nested to depth 4": env(gB0, "a104a20381647372632f1863818100"),
-		"text key id with multibyte UTF-8": env(strings.Replace(gB0, "0266726f6f742d68", "0266726f6fc3a968", 1), gB1),
+		"unknown caveat nested to depth 4":    env(gB0, "a104a20381647372632f1863818100"),
+		"unknown caveat with multibyte UTF-8": env(gB0, "a104a20381647372632f186362c3a9"),
 	} {
-		if _, err := token.Decode(mustHex(t, h)); err != nil && !strings.Contains(err.Error(), "key id") {
+		if _, err := token.Decode(mustHex(t, h)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -153,9 +156,13 @@ func TestStrictHolderSignatures(t *testing.T) {
 	if !strings.HasSuffix(h, inOrder) {
 		t.Fatalf("field 6 is not where the test expects it: %s", h)
 	}
-	swapped := strings.TrimSuffix(h, inOrder) + "06a202" + sig(2) + "01" + sig(1)
-	if _, err := token.Decode(mustHex(t, swapped)); !errors.Is(err, token.ErrMalformed) {
-		t.Fatalf("swapped holder signatures: %v", err)
+	for name, field6 := range map[string]string{
+		"swapped":  "06a202" + sig(2) + "01" + sig(1),
+		"repeated": "06a301" + sig(1) + "02" + sig(2) + "02" + sig(2), // every rebinding block still has its one
+	} {
+		if _, err := token.Decode(mustHex(t, strings.TrimSuffix(h, inOrder)+field6)); !errors.Is(err, token.ErrMalformed) {
+			t.Errorf("%s holder signatures: %v", name, err)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package strictcbor
 
 import (
 	"encoding/binary"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -9,12 +10,15 @@ import (
 // Check would check of every item it reads: heads in shortest form, no
 // indefinite lengths, no tags, floats or simple values but false and true,
 // lengths within the limits and the input, and valid UTF-8 in text
-// strings. Two rules it cannot see are its caller's: that map keys come in
-// canonical order (a reader of a known shape compares the keys it reads)
-// and how deeply arrays and maps nest (a known shape fixes that; Raw checks
-// what lies below). Together with Done, a caller that keeps both rules
-// accepts exactly what Check accepts and reads it in one pass; the fuzz
-// target FuzzReaderAgreesWithCheck holds a generic caller to that.
+// strings. Three rules it cannot see are its caller's, because only the
+// caller knows where an item it reads piece by piece begins and ends: that
+// map keys come in canonical order (a reader of a known shape compares the
+// keys it reads), how deeply arrays and maps nest (a known shape fixes
+// that) and that the whole item is at most Limits.MaxItemSize bytes. Raw
+// checks all three for the item it reads. A caller that keeps the three
+// rules and ends with Done accepts exactly what Check accepts, and reads
+// it in one pass; the fuzz target FuzzReaderAgreesWithCheck holds a
+// generic caller to that.
 //
 // A read that fails returns a zero value and records the first failure
 // (Err); every later read fails too. Reader never copies: byte and text
@@ -205,6 +209,10 @@ func (r *Reader) Raw(depth int) []byte {
 	if err != nil {
 		e := err.(*Error)
 		r.fail(start+e.Offset, e.Reason, false)
+		return nil
+	}
+	if r.lim.MaxItemSize > 0 && end > r.lim.MaxItemSize {
+		r.fail(start, "item larger than "+strconv.Itoa(r.lim.MaxItemSize)+" bytes", false)
 		return nil
 	}
 	r.off = start + end

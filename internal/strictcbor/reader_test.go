@@ -120,6 +120,23 @@ func TestReaderLimits(t *testing.T) {
 	}
 }
 
+// TestReaderRawItemSize: Raw holds the item it reads to MaxItemSize, at
+// the limit and one byte past it, as ItemLen does.
+func TestReaderRawItemSize(t *testing.T) {
+	lim := Limits{MaxDepth: 4, MaxItemSize: 4}
+	for _, c := range []struct {
+		hex string
+		ok  bool
+	}{{"83010203", true}, {"8401020304", false}, {"43010203", true}, {"4401020304", false}} {
+		b, _ := hex.DecodeString(c.hex)
+		r := NewReader(b, lim)
+		r.Raw(1)
+		if r.Done() != c.ok || (!c.ok && !strings.Contains(r.Err().Error(), "item larger than 4 bytes")) {
+			t.Errorf("%s: done %v, %v; want ok=%v", c.hex, r.Done(), r.Err(), c.ok)
+		}
+	}
+}
+
 // TestReaderFailures: the first failure sticks, names what went wrong and
 // where, and WrongType tells a type mismatch from malformed input.
 func TestReaderFailures(t *testing.T) {
