@@ -102,7 +102,7 @@ func decodeInto(c *Caveat, k Kind, r *strictcbor.Reader, src *source, entries *[
 	switch k {
 	case Tools, Ops, Paths, Hosts, Audience:
 		if n := r.Array(); n > 0 {
-			c.List = takeEntries(entries, n)
+			c.List = takeRoom(entries, n, listChunk)
 			for i := 0; i < n && !r.Failed(); i++ {
 				e := r.Text()
 				end := r.Offset()

@@ -53,7 +53,7 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	case n == 0:
 		return nil, r.Offset(), nil
 	}
-	cavs := d.take(n)
+	cavs := takeRoom(&d.cavs, n, cavChunk)
 	var prev uint64
 	for j := range cavs {
 		kind := r.Uint()
@@ -79,16 +79,6 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	return cavs, r.Offset(), nil
 }
 
-// take returns room for n caveats, capped at n.
-func (d *Decoder) take(n int) []Caveat {
-	if cap(d.cavs) < n {
-		d.cavs = make([]Caveat, max(n, cavChunk))
-	}
-	l := d.cavs[:n:n]
-	d.cavs = d.cavs[n:cap(d.cavs)]
-	return l
-}
-
 // Chunk sizes: how many caveats and list entries a Decoder allocates at
 // once when fewer are needed.
 const (
@@ -96,15 +86,16 @@ const (
 	listChunk = 8
 )
 
-// takeEntries returns room for n list entries, from *spare when it is not
-// nil. The room is capped at n, so appending to one list never touches
-// the next.
-func takeEntries(spare *[]string, n int) []string {
+// takeRoom returns room for n values from *spare, allocating a chunk of
+// max(n, chunk) when *spare is too small, or exactly n when spare is nil.
+// The room is capped at n, so appending to one result never touches the
+// next.
+func takeRoom[T any](spare *[]T, n, chunk int) []T {
 	if spare == nil {
-		return make([]string, n)
+		return make([]T, n)
 	}
 	if cap(*spare) < n {
-		*spare = make([]string, max(n, listChunk))
+		*spare = make([]T, max(n, chunk))
 	}
 	l := (*spare)[:n:n]
 	*spare = (*spare)[n:cap(*spare)]
