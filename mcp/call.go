@@ -1,10 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -20,94 +24,163 @@ const RefusalPrefix = "refused by ticket: "
 // from 2026-07-28 on (SEP-2575), whose results carry a resultType.
 const protocolVersionMeta = "io.modelcontextprotocol/protocolVersion"
 
+// pendingCall is a tools/call the pump parsed, waiting for the gate: its
+// paths are resolved and checked only when no call that may change them
+// is in flight.
+type pendingCall struct {
+	m          *message
+	line       []byte
+	params     map[string]json.RawMessage
+	name       string
+	paths      []string
+	urls       []string
+	spec       ToolArgs
+	known      bool        // the profile knows the tool
+	cancelled  atomic.Bool // the agent cancelled it before it was checked
+	modernForm bool
+}
+
+// readOnly reports whether the call cannot change the filesystem.
+func (c *pendingCall) readOnly() bool { return c.known && c.spec.ReadOnly }
+
 // verdict is what the proxy does with a tools/call.
 type verdict struct {
 	forward bool
 	answer  []byte // the response to the agent when not forwarded
 }
 
-// checkCall decides one tools/call request from the agent. An allowed call
-// is forwarded; anything else is answered here and never reaches the
-// server: a malformed call with a JSON-RPC error (no receipt: it is not a
-// decision on the ticket), a refused one with an isError result naming
-// every refusal, and one whose decision could not be recorded with an
-// internal error.
-func (p *Proxy) checkCall(m *message) verdict {
-	params, err := strictObject(m.fields["params"])
-	if err != nil || !utf8.Valid(m.fields["params"]) {
-		return p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
+// agentParams decodes the params of a request or notification from the
+// agent: absent (nil), or an object whose member names are unique under
+// case folding and none of which is a name the proxy reads in another case.
+func agentParams(m *message) (map[string]json.RawMessage, error) {
+	raw, ok := present(m.fields, "params")
+	if !ok || !m.hasMethod {
+		return nil, nil
 	}
-	var name string
-	if raw, ok := params["name"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &name) != nil {
-		return p.malformed(m, "params.name must be a string")
+	params, err := strictObject(raw)
+	if err != nil {
+		return nil, errors.New("mcp: params must be a JSON object without duplicate names")
+	}
+	if err := checkAliases("params", params, paramsNames...); err != nil {
+		return nil, err
+	}
+	return params, nil
+}
+
+// parseCall reads a tools/call without deciding it: a call that is
+// malformed (wrong types, a duplicate or look-alike member name, a relative
+// path the server would resolve where the guard cannot see) gets a
+// JSON-RPC invalid-params answer and no receipt, since it is not a
+// decision on the ticket.
+func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*pendingCall, []byte) {
+	if params == nil || !utf8.Valid(m.fields["params"]) {
+		return nil, p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
+	}
+	// The line is the reader's buffer: the call outlives it in the queue.
+	c := &pendingCall{m: m, line: bytes.Clone(line), params: params, modernForm: modern(params)}
+	if raw, ok := params["name"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &c.name) != nil {
+		return nil, p.malformed(m, "params.name must be a string")
+	}
+	if _, ok := present(params, "task"); ok {
+		return nil, p.malformed(m, fmt.Sprintf("tool %q: a task-augmented call is not supported: the guard cannot tell when a task runs", c.name))
 	}
 	args := map[string]json.RawMessage{}
 	if raw, ok := present(params, "arguments"); ok {
+		var err error
 		if args, err = strictObject(raw); err != nil {
-			return p.malformed(m, "params.arguments must be a JSON object without duplicate names")
+			return nil, p.malformed(m, "params.arguments must be a JSON object without duplicate names")
 		}
 	}
-	paths, urls, err := p.cfg.Profile.subjects(name, args)
+	c.spec, c.known = p.cfg.Profile.Tools[c.name]
+	var err error
+	if c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args); err != nil {
+		return nil, p.malformed(m, fmt.Sprintf("tool %q: %v", c.name, strings.TrimPrefix(err.Error(), "mcp: ")))
+	}
+	if p.cfg.Profile.AbsolutePaths {
+		for _, path := range c.paths {
+			if !filepath.IsAbs(path) {
+				return nil, p.malformed(m, fmt.Sprintf("tool %q: path %q is relative: the %s server resolves it against "+
+					"its allowed directories, which the guard cannot see; give an absolute path", c.name, path, p.cfg.Profile.Name))
+			}
+		}
+	}
+	return c, nil
+}
+
+// decide checks one call once the gate lets it through. An allowed call is
+// forwarded; anything else is answered here and never reaches the server:
+// a refused one with an isError result naming every refusal, an ambiguous
+// path with an invalid-params error, and one whose decision could not be
+// recorded with an internal error.
+func (p *Proxy) decide(c *pendingCall) verdict {
+	st := p.state()
+	paths, err := withResolved(c.paths, p.cfg.Dir)
 	if err != nil {
-		return p.malformed(m, fmt.Sprintf("tool %s: %v", name, strings.TrimPrefix(err.Error(), "mcp: ")))
+		return verdict{answer: p.malformed(c.m, fmt.Sprintf("tool %q: %s", c.name, strings.TrimPrefix(err.Error(), "mcp: ")))}
+	}
+	if c.spec.ListsDirectories && len(st.paths) > 0 {
+		// The answer is cut down to the ticket's paths (filterDirs), so
+		// the call is checked as touching the narrowest of them.
+		paths = st.paths[len(st.paths)-1].List
 	}
 	now := p.cfg.Now()
 	req := &caveat.Request{
-		Tool:     p.qualify(name),
+		Tool:     p.qualify(c.name),
 		Op:       "invoke",
-		Paths:    withResolved(paths, p.cfg.Dir),
-		URLs:     urls,
+		Paths:    paths,
+		URLs:     c.urls,
 		Audience: p.cfg.Audience,
 	}
 	if len(req.Paths) == 0 {
 		req.Paths = nil
 	}
-	if p.bound {
-		req.Holder = p.prove(name, now)
+	if st.bound {
+		req.Holder = p.prove(st, c.name, now)
 	}
-	d, err := p.guard.Check(p.cfg.Ticket, req, now)
+	d, err := p.guard.Check(st.ticket, req, now)
 	if err != nil {
-		p.log.Printf("tools/call %s not forwarded: %v", name, err)
-		return verdict{answer: errorResponse(m.id, codeInternalError,
+		p.log.Printf("tools/call %q not forwarded: %v", c.name, err)
+		return verdict{answer: errorResponse(c.m.id, codeInternalError,
 			"mcp: the decision could not be recorded durably, so the call was not forwarded: "+err.Error())}
 	}
 	if d.Allowed {
 		return verdict{forward: true}
 	}
 	text := RefusalPrefix + refusalText(d.Refusals)
-	p.log.Printf("tools/call %s: %s", name, text)
-	return verdict{answer: refusalResponse(m.id, text, modern(params))}
+	p.log.Printf("tools/call %q: %s", c.name, text)
+	return verdict{answer: refusalResponse(c.m.id, text, c.modernForm)}
 }
 
-func (p *Proxy) malformed(m *message, why string) verdict {
+func (p *Proxy) malformed(m *message, why string) []byte {
 	p.log.Printf("tools/call not forwarded: %s", why)
-	return verdict{answer: errorResponse(m.id, codeInvalidParams, "mcp: "+why)}
+	return errorResponse(m.id, codeInvalidParams, "mcp: "+why)
 }
 
 // prove makes the DPoP proof of a bound ticket's holder for one call:
 // htm POST, htu mcp://SERVER/TOOL, ath of the ticket's text, iat now and a
 // random jti. A proof that cannot be made is left empty, and the verifier
 // refuses the call.
-func (p *Proxy) prove(tool string, now time.Time) *caveat.HolderProof {
+func (p *Proxy) prove(st *ticketState, tool string, now time.Time) *caveat.HolderProof {
 	server := p.cfg.ServerName
 	if server == "" {
 		server = "server"
 	}
 	htu := "mcp://" + server + "/" + url.PathEscape(tool)
-	proof, err := dpop.Make(p.cfg.Holder, "POST", htu, dpop.MakeOptions{AccessToken: p.ticketText, IssuedAt: now})
+	proof, err := dpop.Make(p.cfg.Holder, "POST", htu, dpop.MakeOptions{AccessToken: st.text, IssuedAt: now})
 	if err != nil {
-		p.log.Printf("tools/call %s: no DPoP proof: %v", tool, err)
+		p.log.Printf("tools/call %q: no DPoP proof: %v", tool, err)
 	}
 	return &caveat.HolderProof{Proof: proof, Method: "POST", URI: htu}
 }
 
-// refusalText joins the refusals as verify.Refusal.String renders them.
+// refusalText joins the refusals as verify.Refusal.String renders them, on
+// one line: a control character any of them holds is escaped.
 func refusalText(rs []verify.Refusal) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		parts[i] = r.String()
 	}
-	return strings.Join(parts, "; ")
+	return string(escapeControls(nil, []byte(strings.Join(parts, "; "))))
 }
 
 // refusalResponse renders the result a refused call gets: a tool result

@@ -62,14 +62,23 @@ type Config struct {
 // server. It is safe for concurrent use: one Proxy may serve several
 // sessions, which then share its budgets and replay cache.
 type Proxy struct {
-	cfg        Config
-	guard      *verify.Guard
-	ticketText string
-	tools      []caveat.Caveat // every tools caveat of the ticket
-	paths      []caveat.Caveat // every paths caveat of the ticket
-	bound      bool            // the ticket has a holder caveat
-	log        *log.Logger
+	cfg   Config
+	guard *verify.Guard
+	st    ticketState
+	log   *log.Logger
 }
+
+// ticketState is what the proxy derives from its ticket.
+type ticketState struct {
+	ticket *token.Ticket
+	text   string
+	tools  []caveat.Caveat // every tools caveat of the ticket
+	paths  []caveat.Caveat // every paths caveat of the ticket, in block order
+	bound  bool            // the ticket has a holder caveat
+}
+
+// state returns the ticket state a decision uses.
+func (p *Proxy) state() *ticketState { return &p.st }
 
 // New checks cfg and returns a proxy. It verifies the ticket once
 // (verify.Validate) and refuses one that can never be allowed: unknown
@@ -106,7 +115,8 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Dir == "" {
 		cfg.Dir, _ = os.Getwd()
 	}
-	p := &Proxy{cfg: cfg, ticketText: cfg.Ticket.String(), log: log.New(cfg.Log, "tickettool mcp: ", 0)}
+	p := &Proxy{cfg: cfg, st: ticketState{ticket: cfg.Ticket, text: cfg.Ticket.String()},
+		log: log.New(&logWriter{w: cfg.Log}, "tickettool mcp: ", 0)}
 
 	d, err := verify.Validate(cfg.Ticket, cfg.Keys, cfg.Now(), &cfg.Options)
 	if err != nil {
@@ -123,9 +133,9 @@ func New(cfg Config) (*Proxy, error) {
 		for _, c := range b.Caveats {
 			switch c.Kind {
 			case caveat.Tools:
-				p.tools = append(p.tools, c)
+				p.st.tools = append(p.st.tools, c)
 			case caveat.Paths:
-				p.paths = append(p.paths, c)
+				p.st.paths = append(p.st.paths, c)
 			}
 		}
 	}
@@ -134,7 +144,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	if jkt := scope.Holder(); jkt != nil {
-		p.bound = true
+		p.st.bound = true
 		if cfg.Holder == nil {
 			return nil, errors.New("mcp: the ticket is bound to a holder key: the proxy needs that key to prove possession")
 		}
@@ -164,9 +174,9 @@ func (p *Proxy) qualify(tool string) string {
 }
 
 // toolAllowed reports whether every tools caveat of the ticket lists tool.
-func (p *Proxy) toolAllowed(tool string) bool {
+func (p *Proxy) toolAllowed(st *ticketState, tool string) bool {
 	req := caveat.Request{Tool: p.qualify(tool)}
-	for _, c := range p.tools {
+	for _, c := range st.tools {
 		if c.Check(&req, time.Time{}, 0) != nil {
 			return false
 		}
@@ -176,9 +186,9 @@ func (p *Proxy) toolAllowed(tool string) bool {
 
 // pathsAllowed reports whether every paths caveat of the ticket admits
 // every path.
-func (p *Proxy) pathsAllowed(paths []string) bool {
+func (p *Proxy) pathsAllowed(st *ticketState, paths []string) bool {
 	req := caveat.Request{Paths: paths}
-	for _, c := range p.paths {
+	for _, c := range st.paths {
 		if c.Check(&req, time.Time{}, 0) != nil {
 			return false
 		}

@@ -108,10 +108,11 @@ func TestE2EFilesystemServer(t *testing.T) {
 		sess.refused(t, "read_text_file", map[string]any{"path": secret}, "paths", "block 0 caveat paths", "is not under")
 		// A sibling that shares the prefix's name is not under it.
 		sess.refused(t, "read_text_file", map[string]any{"path": filepath.Join(e.ws, "allowed-other", "x")}, "paths", "block 0 caveat paths")
-		// The server expands ~/ and resolves relative paths itself: under an
-		// absolute prefix the guard refuses both.
-		sess.refused(t, "read_text_file", map[string]any{"path": "~/.profile"}, "paths", "block 0 caveat paths")
-		sess.refused(t, "read_text_file", map[string]any{"path": "a.txt"}, "paths", "block 0 caveat paths")
+		// The server expands ~/ and resolves relative paths against its
+		// allowed directories, which the guard cannot see: it refuses both
+		// as invalid params.
+		sess.invalid(t, "read_text_file", map[string]any{"path": "~/.profile"}, "is relative")
+		sess.invalid(t, "read_text_file", map[string]any{"path": "a.txt"}, "is relative")
 	})
 
 	t.Run("dotdot escape", func(t *testing.T) {
@@ -212,8 +213,11 @@ func TestE2EFilesystemServer(t *testing.T) {
 		s.waitLog(t, "roots: kept 1 of 7", 1)
 		s.waitLog(t, "Updated allowed directories from MCP roots: 1 valid directories", 1)
 
-		// The tool is in the ticket, but it carries no path.
-		s.refused(t, "list_allowed_directories", map[string]any{}, "paths", "block 0 caveat paths", "no path")
+		// The tool carries no path: it is checked as touching the ticket's
+		// paths, and its answer keeps only what lies inside them.
+		if txt := s.ok(t, "list_allowed_directories", map[string]any{}); txt != "Allowed directories:\n"+sub {
+			t.Errorf("list_allowed_directories: %q", txt)
+		}
 		s.refused(t, "read_text_file", map[string]any{"path": secret}, "paths", "block 0 caveat paths")
 		// The server's directory is now allowed/sub only: a path the ticket
 		// allows outside it is forwarded and the server itself refuses it.
@@ -279,6 +283,7 @@ type e2e struct {
 	allowed     string // ws/allowed: the tickets' paths
 	outside     string // ws/outside, holding secret
 	log         string // the receipt log every session appends to
+	guardDir    string // the guard's working directory ("": the test's)
 
 	mu        sync.Mutex
 	decisions []string // "kind fs/tool caveat" per tools/call, in order
@@ -386,6 +391,7 @@ func (e *e2e) start(t *testing.T, ticket string, roots []*sdk.Root) *e2eSession 
 	cmd := exec.Command(e.bin, "mcp", "--ticket", ticket, "--key", filepath.Join(e.keys, "root.key.pub"),
 		"--receipts", e.log, "--receipt-key", filepath.Join(e.keys, "rk.key"), "--server-name", "fs",
 		"--", e.node, e.entry, e.ws)
+	cmd.Dir = e.guardDir
 	s := &e2eSession{e: e, stderr: &e2eBuffer{}}
 	cmd.Stderr = s.stderr
 	s.client = sdk.NewClient(&sdk.Implementation{Name: "e2e-agent", Version: "1.0.0"}, nil)
@@ -485,6 +491,22 @@ func (s *e2eSession) refused(t *testing.T, tool string, args map[string]any, cav
 	}
 	if strings.Contains(txt, "s3cret") {
 		t.Errorf("%s: the refusal shows the secret: %q", tool, txt)
+	}
+}
+
+// invalid makes a call the guard answers with a JSON-RPC error holding
+// every want: no decision, so no receipt.
+func (s *e2eSession) invalid(t *testing.T, tool string, args map[string]any, want ...string) {
+	t.Helper()
+	res, err := s.cs.CallTool(e2eCtx(t), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err == nil {
+		t.Errorf("%s: got a result %+v, want a JSON-RPC error", tool, res)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: error %q does not contain %q", tool, err, w)
+		}
 	}
 }
 

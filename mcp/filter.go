@@ -15,7 +15,8 @@ import (
 // names, or nil when nothing changes. Hiding tools is a courtesy to the
 // agent; the check of every tools/call is what enforces the ticket.
 func (p *Proxy) filterTools(result json.RawMessage) json.RawMessage {
-	if len(p.tools) == 0 {
+	st := p.state()
+	if len(st.tools) == 0 {
 		return nil
 	}
 	var fields map[string]json.RawMessage
@@ -28,7 +29,7 @@ func (p *Proxy) filterTools(result json.RawMessage) json.RawMessage {
 		var tool struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(t, &tool) == nil && p.toolAllowed(tool.Name) {
+		if json.Unmarshal(t, &tool) == nil && p.toolAllowed(st, tool.Name) {
 			kept = append(kept, t)
 		}
 	}
@@ -48,11 +49,12 @@ var errRoots = errors.New("mcp: roots cannot be checked")
 // admitted by every paths caveat. Anything else is dropped, never narrowed.
 // An answer that cannot be parsed unambiguously is an error.
 func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
-	if len(p.paths) == 0 {
+	st := p.state()
+	if len(st.paths) == 0 {
 		return nil, nil
 	}
 	fields, err := strictObject(result)
-	if err != nil {
+	if err != nil || checkAliases("result", fields, "roots") != nil {
 		return nil, errRoots
 	}
 	raw, ok := fields["roots"]
@@ -65,7 +67,7 @@ func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
 	}
 	kept := make([]json.RawMessage, 0, len(roots))
 	for _, r := range roots {
-		if p.rootAllowed(r) {
+		if p.rootAllowed(st, r) {
 			kept = append(kept, r)
 		}
 	}
@@ -77,9 +79,9 @@ func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
 	return marshal(fields), nil
 }
 
-func (p *Proxy) rootAllowed(raw json.RawMessage) bool {
+func (p *Proxy) rootAllowed(st *ticketState, raw json.RawMessage) bool {
 	root, err := strictObject(raw)
-	if err != nil {
+	if err != nil || checkAliases("root", root, "uri") != nil {
 		return false
 	}
 	var uri string
@@ -90,18 +92,19 @@ func (p *Proxy) rootAllowed(raw json.RawMessage) bool {
 	if err != nil || u.Scheme != "file" || u.Host != "" && u.Host != "localhost" || u.Path == "" {
 		return false
 	}
-	return p.pathsAllowed(withResolved([]string{u.Path}, ""))
+	paths, err := withResolved([]string{u.Path}, "")
+	return err == nil && p.pathsAllowed(st, paths)
 }
 
-// filterInputResponses filters the roots answers a request carries in
-// params.inputResponses (multi round-trip requests, protocol 2026-07-28:
-// the server asks for roots in an input-required result and the client
-// retries the call with the answers). It returns the rewritten params, or
-// nil when nothing changes.
-func (p *Proxy) filterInputResponses(params map[string]json.RawMessage) (json.RawMessage, error) {
+// filterParams returns a request's line with the roots answers it carries
+// in params.inputResponses filtered (multi round-trip requests, protocol
+// 2026-07-28: the server asks for roots in an input-required result and
+// the client retries the call with the answers), or the line as it came
+// when nothing changes.
+func (p *Proxy) filterParams(m *message, params map[string]json.RawMessage, line []byte) ([]byte, error) {
 	raw, ok := params["inputResponses"]
-	if !ok || len(p.paths) == 0 {
-		return nil, nil
+	if !ok || len(p.state().paths) == 0 {
+		return line, nil
 	}
 	responses, err := strictObject(raw)
 	if err != nil {
@@ -118,8 +121,9 @@ func (p *Proxy) filterInputResponses(params map[string]json.RawMessage) (json.Ra
 		}
 	}
 	if !changed {
-		return nil, nil
+		return line, nil
 	}
 	params["inputResponses"] = marshal(responses)
-	return marshal(params), nil
+	m.fields["params"] = marshal(params)
+	return marshal(m.fields), nil
 }

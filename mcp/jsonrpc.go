@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -39,6 +41,7 @@ func (m *message) isNotification() bool { return m.hasMethod && m.id == nil }
 
 var (
 	errNotObject = errors.New("mcp: not a JSON object")
+	errAlias     = errors.New("mcp: member name differs from a name the guard reads only in case")
 	errDupKey    = errors.New("mcp: duplicate member names (after case folding)")
 	errBadID     = errors.New("mcp: id is not a string or a number")
 	errBadMethod = errors.New("mcp: method is not a string")
@@ -63,6 +66,11 @@ func parseMessage(line []byte, strict bool) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strict {
+		if err := checkAliases("message", fields, messageNames...); err != nil {
+			return nil, err
+		}
+	}
 	m := &message{fields: fields}
 	if raw, ok := fields["method"]; ok {
 		if err := json.Unmarshal(raw, &m.method); err != nil {
@@ -78,6 +86,48 @@ func parseMessage(line []byte, strict bool) (*message, error) {
 		m.id, m.key = raw, k
 	}
 	return m, nil
+}
+
+// messageNames are the members of a JSON-RPC message the proxy reads.
+var messageNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// paramsNames are the members of a request's or notification's params the
+// proxy reads, whatever the method: tools/call's name, arguments and _meta,
+// the inputResponses of a multi round-trip request, a cancellation's
+// requestId.
+var paramsNames = []string{"name", "arguments", "_meta", "inputResponses", "requestId"}
+
+// aliasError names a member whose name equals a name the proxy reads under
+// Unicode case folding without being byte-equal to it. Servers that decode
+// with Go's encoding/json match names that way ("Method", "ſtatus", "Key"),
+// so they would act on a member the proxy never saw.
+type aliasError struct{ where, name, want string }
+
+func (e *aliasError) Error() string {
+	return fmt.Sprintf("mcp: %s member %q is %q in another case: refused, since a server may read it as %q", e.where, e.name, e.want, e.want)
+}
+
+func (e *aliasError) Unwrap() error { return errAlias }
+
+// checkAliases returns an *aliasError for the first member of fields (in
+// name order) that folds to one of names without being byte-equal to it.
+func checkAliases(where string, fields map[string]json.RawMessage, names ...string) error {
+	var found *aliasError
+	for f := range fields {
+		if slices.Contains(names, f) {
+			continue
+		}
+		fk := foldKey(f)
+		for _, n := range names {
+			if foldKey(n) == fk && (found == nil || f < found.name) {
+				found = &aliasError{where: where, name: f, want: n}
+			}
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	return found
 }
 
 // strictObject decodes a JSON object into its members, refusing anything

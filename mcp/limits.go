@@ -4,11 +4,16 @@ import "time"
 
 // Limits and defaults. All numeric policy of the package lives here.
 const (
-	// DefaultMaxMessageBytes bounds one newline-delimited JSON-RPC message
-	// in either direction when Config.MaxMessageBytes is zero (the official
-	// SDKs use the same 16 MiB). A longer line is discarded as it streams
-	// past, never buffered whole.
-	DefaultMaxMessageBytes = 16 << 20
+	// DefaultMaxMessageBytes bounds one newline-delimited JSON-RPC message,
+	// its newline included, in either direction when Config.MaxMessageBytes
+	// is zero. The reference TypeScript SDK (1.32, shared/stdio.js
+	// ReadBuffer) closes its stdio transport when the unread part of a
+	// message plus the pipe read that brings its end (up to 64 KiB) passes
+	// 10 MiB, so a message of up to 10 MiB - 64 KiB is the most that always
+	// reaches the server (or a TypeScript agent) intact. A longer line is
+	// discarded as it streams past, never buffered whole, and a request in
+	// it is answered with an error.
+	DefaultMaxMessageBytes = 10<<20 - 64<<10
 
 	// sniffBytes is how much of a line that is too long or not JSON is kept
 	// to look for the id of a request to answer.
@@ -23,6 +28,24 @@ const (
 	// forgotten refused id lets its cancellation reach the server, which
 	// ignores a cancellation for an id it never saw.
 	maxTracked = 4096
+
+	// maxIDBytes bounds the id (and method) of a line too long to keep
+	// that the proxy remembers while the line streams past; a longer one
+	// is not used.
+	maxIDBytes = 256
+
+	// maxQueuedCalls bounds the tools/call requests of one session waiting
+	// for the calls in flight (see gate); one more is answered with an
+	// error at once.
+	maxQueuedCalls = 1024
+
+	// GateTimeout is how long a tools/call waits for the calls in flight
+	// before it is answered with an error instead of being checked.
+	GateTimeout = 2 * time.Minute
+
+	// maxLogLine bounds one line of the server's stderr as the proxy passes
+	// it on; a longer one is passed on in pieces.
+	maxLogLine = 64 << 10
 
 	// maxLinkHops bounds the symbolic links followed when resolving one path,
 	// as the kernel's ELOOP does.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Profile says which arguments of a server's tools carry a path or a URL,
@@ -15,6 +16,11 @@ import (
 type Profile struct {
 	Name  string
 	Tools map[string]ToolArgs
+	// AbsolutePaths refuses a call with a relative path (or one starting
+	// with ~) as invalid params: the server resolves such a path against a
+	// directory the guard cannot know. When false, relative paths are
+	// resolved against Config.Dir, the server's working directory.
+	AbsolutePaths bool
 }
 
 // ToolArgs names the subject-carrying arguments of one tool. Each named
@@ -25,38 +31,56 @@ type ToolArgs struct {
 	PathLists []string // arguments holding a list of paths (an array of strings)
 	URLs      []string // arguments holding one URL (a JSON string)
 	URLLists  []string // arguments holding a list of URLs (an array of strings)
+	// ReadOnly marks a tool that cannot change the filesystem. A call to
+	// any other tool (and to a tool the profile does not know) is in flight
+	// alone: no other call is checked until the server answered it.
+	ReadOnly bool
+	// ListsDirectories marks a tool without arguments that answers with
+	// the server's allowed directories, in the reference filesystem
+	// server's form. Under a paths caveat it is checked as touching the
+	// ticket's narrowest paths, and its answer keeps only what lies inside
+	// them.
+	ListsDirectories bool
 }
 
 // Filesystem returns the profile of the reference MCP filesystem server
-// (@modelcontextprotocol/server-filesystem): every path argument of its
-// fourteen tools. list_allowed_directories takes none, so a ticket with a
-// paths caveat refuses it.
+// (@modelcontextprotocol/server-filesystem 2026.8.31): every path argument
+// of its fourteen tools, which of them only read, and its list of allowed
+// directories. The server resolves a relative path against its allowed
+// directories, which roots can replace at any time, so relative paths are
+// refused (AbsolutePaths).
 func Filesystem() *Profile {
 	path := ToolArgs{Paths: []string{"path"}}
-	return &Profile{Name: "filesystem", Tools: map[string]ToolArgs{
-		"read_file":                 path, // deprecated alias of read_text_file
-		"read_text_file":            path,
-		"read_media_file":           path,
-		"read_multiple_files":       {PathLists: []string{"paths"}},
+	read := ToolArgs{Paths: []string{"path"}, ReadOnly: true}
+	return &Profile{Name: "filesystem", AbsolutePaths: true, Tools: map[string]ToolArgs{
+		"read_file":                 read, // deprecated alias of read_text_file
+		"read_text_file":            read,
+		"read_media_file":           read,
+		"read_multiple_files":       {PathLists: []string{"paths"}, ReadOnly: true},
 		"write_file":                path,
 		"edit_file":                 path,
 		"create_directory":          path,
-		"list_directory":            path,
-		"list_directory_with_sizes": path,
-		"directory_tree":            path,
+		"list_directory":            read,
+		"list_directory_with_sizes": read,
+		"directory_tree":            read,
 		"move_file":                 {Paths: []string{"source", "destination"}},
-		"search_files":              path,
-		"get_file_info":             path,
-		"list_allowed_directories":  {},
+		"search_files":              read,
+		"get_file_info":             read,
+		"list_allowed_directories":  {ReadOnly: true, ListsDirectories: true},
 	}}
 }
 
 // subjects returns the paths and URLs a call carries under the profile, in
-// argument order, or an error naming an argument of the wrong type.
+// argument order, or an error naming an argument of the wrong type or one
+// whose name is a subject argument's name in another case.
 func (p *Profile) subjects(tool string, args map[string]json.RawMessage) (paths, urls []string, err error) {
 	spec, ok := p.Tools[tool]
 	if !ok {
 		return nil, nil, nil
+	}
+	names := slices.Concat(spec.Paths, spec.PathLists, spec.URLs, spec.URLLists)
+	if err := checkAliases("argument", args, names...); err != nil {
+		return nil, nil, err
 	}
 	if paths, err = collect(args, spec.Paths, spec.PathLists, paths); err != nil {
 		return nil, nil, err

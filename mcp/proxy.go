@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -27,9 +28,17 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		agent:     &writer{w: agentOut},
 		server:    &writer{w: serverIn},
 		toolsList: newIDTable(),
+		dirsList:  newIDTable(),
 		rootsReqs: newIDTable(),
 		refused:   newIDTable(),
+		gate:      newGate(),
+		calls:     make(chan *pendingCall, maxQueuedCalls),
+		queued:    map[idKey]*pendingCall{},
+		done:      make(chan struct{}),
+		failed:    make(chan error, 1),
 	}
+	defer close(s.done)
+	go s.runCalls()
 	go func() {
 		s.pump(agentIn, s.fromAgent)
 		serverIn.Close()
@@ -42,6 +51,8 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 	select {
 	case err := <-down:
 		return err
+	case err := <-s.failed:
+		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -53,8 +64,17 @@ type session struct {
 	p             *Proxy
 	agent, server *writer
 	toolsList     *idTable // agent→server tools/list requests awaiting a response
+	dirsList      *idTable // allowed directory listings awaiting a response
 	rootsReqs     *idTable // server→agent roots/list requests awaiting an answer
 	refused       *idTable // agent→server tools/call ids the proxy answered
+	gate          *gate    // tools/call requests the server is running
+
+	calls  chan *pendingCall // tools/call requests waiting for the gate, in order
+	mu     sync.Mutex
+	queued map[idKey]*pendingCall // the same, by id, for cancellations
+
+	done   chan struct{} // closed when Serve returns
+	failed chan error    // the call worker could not write to the agent
 }
 
 // writer serialises whole lines onto one stream.
@@ -71,8 +91,9 @@ func (w *writer) line(b []byte) error {
 	return err
 }
 
-// pump handles every line of r until it ends (nil) or handle fails.
-func (s *session) pump(r io.Reader, handle func(line []byte, tooLong bool) error) error {
+// pump handles every line of r until it ends (nil) or handle fails. long
+// is the top level of a line too long to keep, nil for any other line.
+func (s *session) pump(r io.Reader, handle func(line []byte, long *topScan) error) error {
 	lr := newLineReader(r, s.p.cfg.MaxMessageBytes)
 	for {
 		line, tooLong, err := lr.next()
@@ -82,22 +103,49 @@ func (s *session) pump(r io.Reader, handle func(line []byte, tooLong bool) error
 		if err != nil {
 			return err
 		}
-		if err := handle(line, tooLong); err != nil {
+		var long *topScan
+		if tooLong {
+			long = &lr.scan
+		}
+		if err := handle(line, long); err != nil {
 			return err
 		}
 	}
 }
 
-// undecodable handles a line that is too long or not one JSON object: a
-// visible request is answered on back (to the side that sent it), anything
-// else is dropped. Either way it is logged.
-func (s *session) undecodable(line []byte, tooLong bool, from string, back *writer, why error) error {
+// tooLong handles a line longer than the limit, whose top level scan saw
+// as it streamed past: a request is answered on back (to the side that sent
+// it) with an error; a response from the server to one of the agent's
+// requests is replaced by an error to the agent, so that the agent is not
+// left waiting; anything else is dropped. Either way it is logged.
+func (s *session) tooLong(scan *topScan, from string, back *writer) error {
+	msg := fmt.Sprintf("mcp: message longer than %d bytes", s.p.cfg.MaxMessageBytes)
+	switch {
+	case scan.hasMethod && scan.id != nil:
+		s.p.log.Printf("answered a request from the %s with an error: %s", from, msg)
+		if from == "agent" {
+			s.refused.add(keyOf1(scan.id))
+		}
+		return back.line(errorResponse(scan.id, codeInvalidRequest, msg))
+	case !scan.hasMethod && scan.id != nil && from == "server":
+		k := keyOf1(scan.id)
+		s.gate.answered(k)
+		s.toolsList.take(k)
+		s.dirsList.take(k)
+		s.p.log.Printf("replaced an answer from the server with an error: %s", msg)
+		return s.agent.line(errorResponse(scan.id, codeInternalError, "mcp: the server's answer was longer than the guard's limit of "+fmt.Sprint(s.p.cfg.MaxMessageBytes)+" bytes"))
+	}
+	s.p.log.Printf("dropped a message from the %s: %s", from, msg)
+	return nil
+}
+
+// undecodable handles a line that is not one JSON object: a visible request
+// is answered on back (to the side that sent it), anything else is dropped.
+// Either way it is logged.
+func (s *session) undecodable(line []byte, from string, back *writer, why error) error {
 	id, isRequest := sniff(line)
 	code, msg := codeParseError, "mcp: message is not valid JSON-RPC"
-	switch {
-	case tooLong:
-		code, msg = codeInvalidRequest, fmt.Sprintf("mcp: message longer than %d bytes", s.p.cfg.MaxMessageBytes)
-	case json.Valid(line):
+	if json.Valid(line) {
 		code, msg = codeInvalidRequest, "mcp: message is not valid JSON-RPC: "+why.Error()
 	}
 	if !isRequest {
@@ -126,31 +174,43 @@ func (s *session) batch(line []byte, from string, back *writer) error {
 }
 
 // fromAgent handles one line from the agent.
-func (s *session) fromAgent(line []byte, tooLong bool) error {
+func (s *session) fromAgent(line []byte, long *topScan) error {
 	trimmed := bytes.TrimSpace(line)
 	switch {
-	case tooLong:
-		return s.undecodable(line, true, "agent", s.agent, nil)
+	case long != nil:
+		return s.tooLong(long, "agent", s.agent)
 	case len(trimmed) == 0:
 		return nil
 	case trimmed[0] == '[':
 		return s.batch(trimmed, "agent", s.agent)
 	}
 	m, err := parseMessage(trimmed, true)
+	var ae *aliasError
+	if errors.As(err, &ae) {
+		return s.refuseAlias(trimmed, ae)
+	}
 	if err != nil {
-		return s.undecodable(trimmed, false, "agent", s.agent, err)
+		return s.undecodable(trimmed, "agent", s.agent, err)
+	}
+	params, err := agentParams(m)
+	if err != nil {
+		if !m.isRequest() {
+			s.p.log.Printf("dropped a message from the agent: %v", err)
+			return nil
+		}
+		return s.answer(m, errorResponse(m.id, codeInvalidParams, err.Error()))
 	}
 	switch {
 	case m.isRequest():
-		return s.agentRequest(m, line)
+		return s.agentRequest(m, params, line)
 	case m.method == "tools/call":
 		// Without an id there is no one to answer, and a call is never
 		// forwarded unchecked.
 		s.p.log.Printf("dropped a tools/call without an id")
 		return nil
 	case m.isNotification():
-		if m.method == "notifications/cancelled" && s.refused.take(cancelledID(m)) {
-			return nil // the server never saw that request
+		if m.method == "notifications/cancelled" && s.cancelled(cancelledID(params)) {
+			return nil
 		}
 	default:
 		return s.agentResponse(m, line)
@@ -158,36 +218,41 @@ func (s *session) fromAgent(line []byte, tooLong bool) error {
 	return s.server.line(line)
 }
 
-func (s *session) agentRequest(m *message, line []byte) error {
+// refuseAlias answers a message with a member name that is a name the
+// proxy reads in another case. It is never forwarded: a server that matches
+// names case-insensitively would act on it unchecked.
+func (s *session) refuseAlias(line []byte, ae *aliasError) error {
+	id, _ := sniff(line)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	s.p.log.Printf("refused a message from the agent: %v", ae)
+	s.refused.add(keyOf1(id))
+	return s.agent.line(errorResponse(id, codeInvalidRequest, ae.Error()))
+}
+
+// answer answers a request of the agent's here; the server never sees its
+// id, so a cancellation of it is dropped.
+func (s *session) answer(m *message, b []byte) error {
+	s.refused.add(m.key)
+	return s.agent.line(b)
+}
+
+func (s *session) agentRequest(m *message, params map[string]json.RawMessage, line []byte) error {
 	s.refused.take(m.key) // the id is in use again
-	answer := func(b []byte) error {
-		s.refused.add(m.key) // the server never sees this id
-		return s.agent.line(b)
-	}
-	var params map[string]json.RawMessage
-	if raw, ok := present(m.fields, "params"); ok && len(s.p.paths) > 0 {
-		var err error
-		if params, err = strictObject(raw); err != nil {
-			return answer(errorResponse(m.id, codeInvalidParams, "mcp: params must be a JSON object without duplicate names"))
+	if m.method == "tools/call" {
+		c, bad := s.p.parseCall(m, params, line)
+		if bad != nil {
+			return s.answer(m, bad)
 		}
+		return s.queue(c)
 	}
-	switch m.method {
-	case "tools/call":
-		if v := s.p.checkCall(m); !v.forward {
-			return answer(v.answer)
-		}
-	case "tools/list":
+	if m.method == "tools/list" {
 		s.toolsList.add(m.key)
 	}
-	if params != nil {
-		np, err := s.p.filterInputResponses(params)
-		if err != nil {
-			return answer(errorResponse(m.id, codeInvalidParams, err.Error()))
-		}
-		if np != nil {
-			m.fields["params"] = np
-			line = marshal(m.fields)
-		}
+	line, err := s.p.filterParams(m, params, line)
+	if err != nil {
+		return s.answer(m, errorResponse(m.id, codeInvalidParams, err.Error()))
 	}
 	return s.server.line(line)
 }
@@ -214,11 +279,11 @@ func (s *session) agentResponse(m *message, line []byte) error {
 }
 
 // fromServer handles one line from the server.
-func (s *session) fromServer(line []byte, tooLong bool) error {
+func (s *session) fromServer(line []byte, long *topScan) error {
 	trimmed := bytes.TrimSpace(line)
 	switch {
-	case tooLong:
-		return s.undecodable(line, true, "server", s.server, nil)
+	case long != nil:
+		return s.tooLong(long, "server", s.server)
 	case len(trimmed) == 0:
 		return nil
 	case trimmed[0] == '[':
@@ -226,30 +291,39 @@ func (s *session) fromServer(line []byte, tooLong bool) error {
 	}
 	m, err := parseMessage(trimmed, false)
 	if err != nil {
-		return s.undecodable(trimmed, false, "server", s.server, err)
+		return s.undecodable(trimmed, "server", s.server, err)
 	}
 	switch {
 	case m.isRequest():
 		if m.method == "roots/list" {
 			s.rootsReqs.add(m.key)
 		}
-	case !m.hasMethod && s.toolsList.take(m.key):
-		if nr := s.p.filterTools(m.fields["result"]); nr != nil {
-			m.fields["result"] = nr
-			line = marshal(m.fields)
+	case !m.hasMethod:
+		s.gate.answered(m.key)
+		if s.toolsList.take(m.key) {
+			if nr := s.p.filterTools(m.fields["result"]); nr != nil {
+				m.fields["result"] = nr
+				line = marshal(m.fields)
+			}
+		}
+		if s.dirsList.take(m.key) {
+			if nr := s.p.filterDirs(m.fields["result"]); nr != nil {
+				m.fields["result"] = nr
+				line = marshal(m.fields)
+			}
 		}
 	}
 	return s.agent.line(line)
 }
 
 // cancelledID returns the normalised requestId of a cancellation.
-func cancelledID(m *message) idKey {
-	var params struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(m.fields["params"], &params) != nil {
-		return ""
-	}
-	k, _ := keyOf(params.RequestID)
+func cancelledID(params map[string]json.RawMessage) idKey {
+	k, _ := keyOf(params["requestId"])
+	return k
+}
+
+// keyOf1 is keyOf without its second result.
+func keyOf1(raw json.RawMessage) idKey {
+	k, _ := keyOf(raw)
 	return k
 }

@@ -250,10 +250,20 @@ func TestRawCancelOfRefusedCall(t *testing.T) {
 	if got := r.serverGets(t); got != other {
 		t.Fatalf("server got %s", got)
 	}
-	// The refused id is used again for an allowed call: its cancel goes through.
+	// The refused id is used again for an allowed call. While the server
+	// runs it, its cancellation is kept back (the server would run it to
+	// its end without answering, and the gate waits for that answer).
 	r.agentSays(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"`+r.dir+`/x"}}}`)
 	r.serverGets(t)
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`
+	r.agentSays(t, cancel)
+	r.sentinel(t)
+	answer := `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`
+	r.serverSays(t, answer)
+	if got := r.agentGets(t); got != answer {
+		t.Fatalf("agent got %s", got)
+	}
+	// Answered, the id is free: a cancellation of it goes through.
 	r.agentSays(t, cancel)
 	if got := r.serverGets(t); got != cancel {
 		t.Fatalf("server got %s", got)

@@ -16,8 +16,9 @@ import (
 // returns the server's exit status (128+N when signal N ended it), which
 // the caller should exit with.
 //
-// The server runs in its own process group, with cmd.Stderr (os.Stderr
-// when nil) as its stderr. When the agent's input ends, the server's stdin
+// The server runs in its own process group; its stderr goes to cmd.Stderr
+// (os.Stderr when nil) line by line, each line with its control characters
+// escaped. When the agent's input ends, the server's stdin
 // is closed; a server that has not exited ShutdownGrace later gets SIGTERM,
 // and SIGKILL KillGrace after that. When ctx is done (the caller's signal
 // handling) or the agent can no longer be written to, the group gets
@@ -48,6 +49,10 @@ func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer,
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	// The server's stderr may repeat what the agent chose (paths, names):
+	// each of its lines is passed on with control characters escaped.
+	stderr := &lineEscaper{w: cmd.Stderr}
+	cmd.Stderr = stderr
 	setProcessGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
@@ -62,6 +67,7 @@ func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer,
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait()
+		stderr.Close()
 		close(exited)
 	}()
 	agentDone := make(chan struct{})

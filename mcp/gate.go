@@ -1,0 +1,193 @@
+package mcp
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// gate orders the tools/call requests of one session against the calls the
+// server is still running, so that the guard never checks a path while a
+// call that may change what the path leads to is under way.
+//
+// An agent can race its own calls: an allowed move_file that brings a link
+// under an allowed name, then at once a read through that name. Checked
+// before the move ran, the read passes; run after it, it leaks. So a call
+// that may change the filesystem (any tool the profile does not know to be
+// read-only) is checked and forwarded only when no call is in flight, and
+// while it is in flight no other call is checked: read-only calls run
+// together, a changing call runs alone, as readers and a writer do. A call
+// is in flight from its forwarding until the server's answer to its id.
+type gate struct {
+	mu      sync.Mutex
+	reads   map[idKey]int // forwarded read-only calls awaiting an answer
+	writes  map[idKey]int // forwarded calls that may change the filesystem
+	changed chan struct{} // closed and replaced whenever a call is answered
+}
+
+func newGate() *gate {
+	return &gate{reads: map[idKey]int{}, writes: map[idKey]int{}, changed: make(chan struct{})}
+}
+
+// wait blocks until a call of the given kind may be checked, and reports
+// false when timeout passed or done was closed first.
+func (g *gate) wait(readOnly bool, timeout time.Duration, done <-chan struct{}) bool {
+	var expired <-chan time.Time
+	for {
+		g.mu.Lock()
+		free := len(g.writes) == 0 && (readOnly || len(g.reads) == 0)
+		changed := g.changed
+		g.mu.Unlock()
+		if free {
+			return true
+		}
+		if expired == nil {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			expired = t.C
+		}
+		select {
+		case <-changed:
+		case <-expired:
+			return false
+		case <-done:
+			return false
+		}
+	}
+}
+
+// enter records a forwarded call as in flight.
+func (g *gate) enter(k idKey, readOnly bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if readOnly {
+		g.reads[k]++
+	} else {
+		g.writes[k]++
+	}
+}
+
+// inFlight reports whether a call with id k is in flight.
+func (g *gate) inFlight(k idKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reads[k] > 0 || g.writes[k] > 0
+}
+
+// answered records the server's answer to id k: one call with that id is
+// no longer in flight. It reports whether k was in flight.
+func (g *gate) answered(k idKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m := g.writes
+	if m[k] == 0 {
+		m = g.reads
+	}
+	if m[k] == 0 {
+		return false
+	}
+	if m[k]--; m[k] == 0 {
+		delete(m, k)
+	}
+	close(g.changed)
+	g.changed = make(chan struct{})
+	return true
+}
+
+// queue hands a parsed tools/call to the call worker, which checks it once
+// the gate lets it through; the pump goes on with the next message, so
+// answers the server waits for (roots, elicitation) are never held up
+// behind a waiting call.
+func (s *session) queue(c *pendingCall) error {
+	s.mu.Lock()
+	s.queued[c.m.key] = c
+	s.mu.Unlock()
+	select {
+	case s.calls <- c:
+		return nil
+	default:
+	}
+	s.mu.Lock()
+	if s.queued[c.m.key] == c {
+		delete(s.queued, c.m.key)
+	}
+	s.mu.Unlock()
+	return s.answer(c.m, errorResponse(c.m.id, codeInternalError,
+		fmt.Sprintf("mcp: %d calls are already waiting for the calls in flight", maxQueuedCalls)))
+}
+
+// cancelled handles the agent's cancellation of request k and reports
+// whether it is dropped instead of forwarded: a call the proxy answered or
+// had not yet checked (the server never saw it), and a call in flight (the
+// server would then run it to its end without answering, and the gate must
+// see that answer before it lets another call through; the answer reaches
+// the agent, which ignores it, as a sender of a cancellation does).
+func (s *session) cancelled(k idKey) bool {
+	if s.refused.take(k) {
+		return true
+	}
+	s.mu.Lock()
+	c := s.queued[k]
+	s.mu.Unlock()
+	if c != nil {
+		c.cancelled.Store(true)
+		return true
+	}
+	if s.gate.inFlight(k) {
+		s.p.log.Printf("kept back a cancellation of a call the server is running: the guard waits for its answer")
+		return true
+	}
+	return false
+}
+
+// runCalls checks and forwards the queued calls in the order they came,
+// each once the gate lets it through, until the session ends.
+func (s *session) runCalls() {
+	for {
+		select {
+		case <-s.done:
+			return
+		case c := <-s.calls:
+			if err := s.runCall(c); err != nil {
+				select {
+				case s.failed <- err:
+				default:
+				}
+				return
+			}
+		}
+	}
+}
+
+func (s *session) runCall(c *pendingCall) error {
+	ready := s.gate.wait(c.readOnly(), GateTimeout, s.done)
+	s.mu.Lock()
+	if s.queued[c.m.key] == c {
+		delete(s.queued, c.m.key)
+	}
+	s.mu.Unlock()
+	switch {
+	case c.cancelled.Load():
+		return nil
+	case !ready:
+		return s.answer(c.m, errorResponse(c.m.id, codeInternalError, fmt.Sprintf(
+			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", GateTimeout)))
+	}
+	v := s.p.decide(c)
+	if !v.forward {
+		return s.answer(c.m, v.answer)
+	}
+	line, err := s.p.filterParams(c.m, c.params, c.line)
+	if err != nil {
+		return s.answer(c.m, errorResponse(c.m.id, codeInvalidParams, err.Error()))
+	}
+	if c.spec.ListsDirectories {
+		s.dirsList.add(c.m.key)
+	}
+	s.gate.enter(c.m.key, c.readOnly())
+	if err := s.server.line(line); err != nil {
+		s.gate.answered(c.m.key)
+		s.p.log.Printf("tools/call %q: could not forward to the server: %v", c.name, err)
+	}
+	return nil
+}
