@@ -44,3 +44,34 @@ func TestGateOrdersCalls(t *testing.T) {
 	r.serverSays(t, answer("4"))
 	r.agentGets(t)
 }
+
+// TestTaskCallRefused: a task-augmented call returns before it runs, so
+// the gate could not hold later calls back: it is refused.
+func TestTaskCallRefused(t *testing.T) {
+	r := startRaw(t, nil, "tools=write_file")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","task":{"ttl":1000},"arguments":{"path":"`+r.dir+`/x"}}}`)
+	if c := errorCode(t, r.agentGets(t), "1"); c != codeInvalidParams {
+		t.Fatalf("code %d", c)
+	}
+	r.sentinel(t)
+}
+
+// TestDirsAnswerUnreadable: an answer to list_allowed_directories that is
+// not in the form the guard can cut down is replaced, never passed on.
+func TestDirsAnswerUnreadable(t *testing.T) {
+	r := startRaw(t, nil, "tools=list_allowed_directories")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{}}}`)
+	r.serverGets(t)
+	r.serverSays(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Directories: /etc"}]}}`)
+	if got := r.agentGets(t); strings.Contains(got, "/etc") || !strings.Contains(got, `"isError":true`) {
+		t.Fatalf("agent got %s", got)
+	}
+	r.agentSays(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{}}}`)
+	r.serverGets(t)
+	r.serverSays(t, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Allowed directories:\n/\n`+r.dir+`/sub\n/etc"}],"structuredContent":{"content":"x"}}}`)
+	got := r.agentGets(t)
+	want := `Allowed directories:\n` + r.dir + `\n` + r.dir + `/sub`
+	if !strings.Contains(got, `"text":"`+want+`"`) || strings.Contains(got, "/etc") || !strings.Contains(got, `"structuredContent":{"content":"`+want+`"}`) {
+		t.Fatalf("agent got %s", got)
+	}
+}

@@ -80,18 +80,22 @@ func (e *lineEscaper) Write(p []byte) (int, error) {
 	defer e.mu.Unlock()
 	n := len(p)
 	for len(p) > 0 {
-		i := 0
-		for i < len(p) && p[i] != '\n' {
+		i, room := 0, maxLogLine-len(e.buf)
+		for i < len(p) && i < room && p[i] != '\n' {
 			i++
 		}
 		e.buf = append(e.buf, p[:i]...)
-		if i == len(p) && len(e.buf) < maxLogLine {
+		newline := i < len(p) && p[i] == '\n'
+		if !newline && len(e.buf) < maxLogLine {
 			break
 		}
 		if err := e.flushLocked(); err != nil {
 			return 0, err
 		}
-		p = p[min(i+1, len(p)):]
+		if newline {
+			i++
+		}
+		p = p[i:]
 	}
 	return n, nil
 }

@@ -22,6 +22,14 @@ type rawSetup struct {
 
 func startRaw(t *testing.T, edit func(*Config), caveats ...string) *rawSetup {
 	t.Helper()
+	r := startRawAgent(t, edit, caveats...)
+	go readLines(r.pp.server, r.toServer)
+	return r
+}
+
+// startRawAgent is startRaw with the server's side left to the caller.
+func startRawAgent(t *testing.T, edit func(*Config), caveats ...string) *rawSetup {
+	t.Helper()
 	r := &rawSetup{pp: newPipes(), toAgent: make(chan string, 16), toServer: make(chan string, 16), log: &syncBuffer{}, dir: realTempDir(t)}
 	key, keys := rootKey(t)
 	cfg := Config{Ticket: mint(t, key, append([]string{"paths=" + r.dir}, caveats...)...), Keys: keys, Now: fixedNow, Log: r.log}
@@ -34,7 +42,6 @@ func startRaw(t *testing.T, edit func(*Config), caveats ...string) *rawSetup {
 	}
 	serveProxy(t, p, r.pp)
 	go readLines(r.pp.fromProxy, r.toAgent)
-	go readLines(r.pp.server, r.toServer)
 	return r
 }
 
@@ -199,7 +206,7 @@ func TestRawOversize(t *testing.T) {
 	errorCode(t, r.agentGets(t), "5")
 	r.sentinel(t)
 
-	// The default limit, 16 MiB, streams past without being buffered whole.
+	// The default limit streams past without being buffered whole.
 	r = startRaw(t, nil)
 	huge := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"x":"` + strings.Repeat("B", DefaultMaxMessageBytes) + `"}}`
 	go io.WriteString(r.pp.toProxy, huge+"\n")

@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +34,42 @@ func TestResolveUnicodeEquivalent(t *testing.T) {
 	// An ASCII name that does not exist is not matched to anything.
 	if got, _ := resolve(filepath.Join(allowed, "cafe", "x")); got != filepath.Join(allowed, "cafe", "x") {
 		t.Fatalf("resolve ascii = %q", got)
+	}
+}
+
+// TestResolveLookalikes: every missing component is looked up by NFC form,
+// ASCII or not, and several matches are ambiguous.
+func TestResolveLookalikes(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, link := range []string{"lin\u212a", "q\u037e", "v\u1fef", "\u212bx"} {
+		if err := os.Symlink(out, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "A\u030ax"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"linK/f", out + "/f"},
+		{"q;/f", out + "/f"},
+		{"v`/f", out + "/f"},
+		{"link/f", dir + "/link/f"}, // NFC does not fold case
+		{"\u212bx/f", out + "/f"},   // exists byte for byte
+		{"A\u030ax/f", dir + "/A\u030ax/f"},
+	} {
+		got, err := resolve(filepath.Join(dir, tc.in))
+		if err != nil || got != tc.want {
+			t.Errorf("resolve(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := resolve(filepath.Join(dir, "\u00c5x", "f")); !errors.Is(err, errAmbiguous) {
+		t.Errorf("resolve(Åx/f): %v, want ambiguous", err)
+	}
+	if _, err := withResolved([]string{filepath.Join(dir, "\u00c5x")}, ""); err == nil || !strings.Contains(err.Error(), "\u00c5x") {
+		t.Errorf("withResolved: %v", err)
 	}
 }
