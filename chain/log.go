@@ -48,8 +48,10 @@ var writeHook func(f *os.File, b []byte) (int, error)
 // under the lock that the log ends cleanly: every record is one canonical
 // item, the first is bound to origin and verifies, and the last verifies
 // and links to the one before it. It does not replay every signature of a
-// long log (Verify does). A torn tail or a broken tail is returned as a
-// *BreakError; run Repair, or investigate.
+// long log (Verify does). A torn tail or a broken log is returned as a
+// *BreakError (a torn tail only when no complete record follows the
+// incomplete one, as for Verify); run Repair for a torn tail, investigate
+// a broken log.
 func Open(path string, key *Key, origin string) (*Log, error) {
 	if err := checkKey(key, true); err != nil {
 		return nil, err

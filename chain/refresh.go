@@ -2,6 +2,7 @@ package chain
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -61,9 +62,37 @@ func (l *Log) follow(size int64) error {
 }
 
 // rescan reads the whole file: every item must be canonical, the first
-// record must verify for the origin, the last must verify and link.
+// record must verify for the origin, the last must verify and link. A
+// break is reported at the first item that is not a record, if one comes
+// before it (see firstBreak).
 func (l *Log) rescan(size int64) error {
 	l.valid = false
+	err := l.rescanItems(size)
+	var be *BreakError
+	if errors.As(err, &be) {
+		return l.firstBreak(be)
+	}
+	return err
+}
+
+// firstBreak returns the break at the first item before be that does not
+// decode as a record, or be when there is none. rescanItems reads the
+// middle of the log as CBOR items only, and a record whose length byte
+// changed can misalign every item after it: the break rescanItems finds is
+// then at a made-up item, possibly one cut short by the end of the file
+// that looks like a torn tail. Decoding the items before it (no signature
+// is checked) finds the damaged record instead. It runs only on a break.
+func (l *Log) firstBreak(be *BreakError) error {
+	for _, err := range Scan(io.NewSectionReader(l.f, 0, be.Offset)) {
+		if err != nil {
+			return err
+		}
+	}
+	return be
+}
+
+// rescanItems is rescan without firstBreak.
+func (l *Log) rescanItems(size int64) error {
 	v := newReplayer(l.key, l.origin)
 	v.merkle = false
 	s := newScanner(io.NewSectionReader(l.f, 0, size))
