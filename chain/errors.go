@@ -11,7 +11,8 @@ var (
 	ErrBroken = errors.New("chain: broken chain")
 
 	// ErrTorn matches a *BreakError whose Torn is set: the log ends in an
-	// incomplete record, as a crash mid-append leaves it. Repair drops it.
+	// incomplete record, as a crash mid-append leaves it, and no complete
+	// record follows it. Repair drops it.
 	ErrTorn = errors.New("chain: torn tail")
 
 	// ErrMalformed is returned (wrapped) by Decode, Marshal and
@@ -59,11 +60,17 @@ var (
 // record that does not verify (for a torn tail, the index the incomplete
 // record would have had), the byte offset where that record starts, and
 // why. Verify stops at the first break.
+//
+// Torn is set only when the file ends inside that record (or holds only
+// zero bytes from its offset) and no complete, well-formed record starts
+// anywhere after its first byte, as a crash mid-append leaves a log. A
+// record cut short with a complete record after it is damage: Torn is
+// false and Repair refuses it.
 type BreakError struct {
 	Index  int64
 	Offset int64
 	Reason string
-	Torn   bool // the log ends in an incomplete record; Repair drops it
+	Torn   bool // a torn tail: an incomplete last record; Repair drops it
 }
 
 func (e *BreakError) Error() string {

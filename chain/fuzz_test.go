@@ -3,7 +3,10 @@ package chain
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
+
+	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
 // fuzzKeys returns fixed keys, so that seeds are valid records: both
@@ -53,6 +56,10 @@ func FuzzVerifyLog(f *testing.F) {
 		f.Add(join(recs))
 		f.Add(join(recs)[:len(join(recs))-7])
 		f.Add(append(join(recs[:1]), make([]byte, 5)...))
+		bad := join(recs) // record 0's prev head 0x58 to 0x59: issue #13 point 6
+		bad[bytes.Index(bad, []byte{0x0e, 0x58})+1] = 0x59
+		f.Add(bad)
+		f.Add(slices.Concat(join(recs[:1]), recs[1][:9], recs[1]))
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -61,6 +68,9 @@ func FuzzVerifyLog(f *testing.F) {
 			var be *BreakError
 			if errors.As(err, &be) && (be.Offset < 0 || be.Offset > int64(len(data)) || be.Index < 0) {
 				t.Fatalf("break out of range: %+v", be)
+			}
+			if be != nil && be.Torn {
+				checkNothingAfterTorn(t, data, be.Offset)
 			}
 		} else {
 			if sum.Size != int64(len(data)) {
@@ -83,6 +93,21 @@ func FuzzVerifyLog(f *testing.F) {
 		for range Scan(bytes.NewReader(data)) {
 		}
 	})
+}
+
+// checkNothingAfterTorn checks the torn-tail rule by brute force: no
+// record that Decode accepts starts anywhere after the torn record's first
+// byte.
+func checkNothingAfterTorn(t *testing.T, data []byte, off int64) {
+	for i := int(off) + 1; i < len(data); i++ {
+		n, err := strictcbor.ItemLen(data[i:], strictcbor.RecordLimits)
+		if err != nil {
+			continue
+		}
+		if _, err := Decode(data[i : i+n]); err == nil {
+			t.Fatalf("torn tail at offset %d, yet a complete record starts at offset %d", off, i)
+		}
+	}
 }
 
 func FuzzParseCheckpoint(f *testing.F) {

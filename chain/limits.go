@@ -58,4 +58,10 @@ const (
 
 	// MaxKeyFileBytes bounds a key file.
 	MaxKeyFileBytes = 4 << 10
+
+	// maxRecordProbes bounds the offsets after an incomplete item at which
+	// the scanner tries to decode a record, to tell a torn tail (nothing
+	// complete follows) from damage (a complete record follows). Past it
+	// the tail counts as damage: Repair refuses rather than guess.
+	maxRecordProbes = 8
 )

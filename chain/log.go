@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -49,8 +48,10 @@ var writeHook func(f *os.File, b []byte) (int, error)
 // under the lock that the log ends cleanly: every record is one canonical
 // item, the first is bound to origin and verifies, and the last verifies
 // and links to the one before it. It does not replay every signature of a
-// long log (Verify does). A torn tail or a broken tail is returned as a
-// *BreakError; run Repair, or investigate.
+// long log (Verify does). A torn tail or a broken log is returned as a
+// *BreakError (a torn tail only when no complete record follows the
+// incomplete one, as for Verify); run Repair for a torn tail, investigate
+// a broken log.
 func Open(path string, key *Key, origin string) (*Log, error) {
 	if err := checkKey(key, true); err != nil {
 		return nil, err
@@ -93,99 +94,6 @@ func (l *Log) open(dir string, created bool) error {
 	}
 	defer unlockFile(l.f)
 	return l.refresh()
-}
-
-// refresh brings the cache up to date with the file; the lock is held.
-func (l *Log) refresh() error {
-	fi, err := l.f.Stat()
-	if err != nil {
-		l.valid = false
-		return fmt.Errorf("chain: stat log: %w", err)
-	}
-	size := fi.Size()
-	if l.valid && size >= l.size && l.tailUnchanged() {
-		if size == l.size {
-			return nil
-		}
-		return l.follow(size)
-	}
-	return l.rescan(size)
-}
-
-// tailUnchanged reports whether the cached last record is still in place,
-// byte for byte (one small read), so that a tail rewritten behind the
-// Log's back is noticed even when the size did not change.
-func (l *Log) tailUnchanged() bool {
-	if l.count == 0 {
-		return true
-	}
-	b := make([]byte, l.tailLen)
-	if _, err := l.f.ReadAt(b, l.size-l.tailLen); err != nil {
-		return false
-	}
-	return sha256.Sum256(b) == l.head
-}
-
-// follow checks the records other writers appended after the cached tail.
-func (l *Log) follow(size int64) error {
-	l.valid = false
-	v := &replayer{key: l.key, origin: l.origin, count: l.count, head: l.head, last: l.last, atIndex: -1}
-	s := newScanner(io.NewSectionReader(l.f, l.size, size-l.size))
-	s.off, s.index = l.size, l.count
-	for {
-		item, off, err := s.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := v.add(item, off); err != nil {
-			return err
-		}
-		l.tailLen = int64(len(item))
-	}
-	l.valid, l.size, l.count, l.head, l.last = true, size, v.count, v.head, v.last
-	return nil
-}
-
-// rescan reads the whole file: every item must be canonical, the first
-// record must verify for the origin, the last must verify and link.
-func (l *Log) rescan(size int64) error {
-	l.valid = false
-	v := newReplayer(l.key, l.origin)
-	v.merkle = false
-	s := newScanner(io.NewSectionReader(l.f, 0, size))
-	var prev, last []byte
-	var prevOff, lastOff int64
-	for {
-		item, off, err := s.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if off == 0 {
-			if err := v.add(item, off); err != nil {
-				return err
-			}
-		}
-		prev, last = last, append(prev[:0], item...)
-		prevOff, lastOff = lastOff, off
-	}
-	if n := s.index; n >= 2 {
-		pr, _, err := decode(prev)
-		if err != nil {
-			return &BreakError{Index: n - 2, Offset: prevOff, Reason: err.Error()}
-		}
-		v = &replayer{key: l.key, origin: l.origin, count: n - 1, head: sha256.Sum256(prev), last: pr.Time.UnixMilli(), atIndex: -1}
-		if err := v.add(last, lastOff); err != nil {
-			return err
-		}
-	}
-	l.valid, l.size, l.count, l.head, l.last, l.tailLen = true, size, v.count, v.head, v.last, int64(len(last))
-	return nil
 }
 
 // Append appends one record and returns it as written. See AppendBatch.

@@ -62,8 +62,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 	}
 	n, cerr := strictcbor.ItemLen(buf, strictcbor.RecordLimits)
 	if atEOF && isTorn(buf, cerr) {
-		return nil, s.off, &BreakError{Index: s.index, Offset: s.off, Torn: true,
-			Reason: fmt.Sprintf("%d bytes of an incomplete record", len(buf))}
+		return nil, s.off, s.tornBreak(buf, cerr)
 	}
 	if cerr != nil {
 		return nil, s.off, &BreakError{Index: s.index, Offset: s.off, Reason: "not a canonical CBOR item: " + cerr.Error()}
@@ -88,6 +87,56 @@ func isTorn(tail []byte, err error) bool {
 		}
 	}
 	return true
+}
+
+// tornBreak classifies rest, the rest of the log from an item that isTorn:
+// a torn tail when no complete, well-formed record starts anywhere after
+// its first byte, else damage at that item (a broken log, not torn), since
+// a crash mid-append leaves nothing after the record it cut short.
+func (s *scanner) tornBreak(rest []byte, cerr error) *BreakError {
+	be := &BreakError{Index: s.index, Offset: s.off}
+	at := recordAfter(rest[1:])
+	if at == -1 {
+		be.Torn, be.Reason = true, fmt.Sprintf("%d bytes of an incomplete record", len(rest))
+		return be
+	}
+	be.Reason = fmt.Sprintf("not a canonical CBOR item: %v, and ", cerr)
+	if at >= 0 {
+		be.Reason += fmt.Sprintf("a complete record starts at offset %d after it", s.off+1+int64(at))
+	} else {
+		be.Reason += fmt.Sprintf("more than %d record-like items follow it", maxRecordProbes)
+	}
+	be.Reason += ": damage, not a torn tail"
+	return be
+}
+
+// recordAfter returns the offset of the first complete, well-formed record
+// (one that Decode accepts) starting in b, or -1 when none does. It tries
+// only the offsets where a record's first bytes stand (a map head of 6 to
+// 16 pairs, key 1, an unsigned integer head), at most maxRecordProbes of
+// them, each on at most MaxRecordBytes: when more offsets remain it
+// returns -2, so that bytes made to hold many record-like items are taken
+// for damage (fail closed), never for a torn tail. Its time is linear in
+// len(b).
+func recordAfter(b []byte) int {
+	probes := 0
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] < 0xa6 || b[i] > 0xb0 || b[i+1] != 0x01 || b[i+2]>>5 != 0 {
+			continue
+		}
+		if probes++; probes > maxRecordProbes {
+			return -2
+		}
+		item := b[i:min(len(b), i+MaxRecordBytes)]
+		n, err := strictcbor.ItemLen(item, strictcbor.RecordLimits)
+		if err != nil {
+			continue
+		}
+		if _, _, err := decode(item[:n]); err == nil {
+			return i
+		}
+	}
+	return -1
 }
 
 // Entry is one record of a log as Scan reads it.

@@ -137,7 +137,8 @@ func checkOrigin(origin string) error {
 // exact bytes (OriginHash(origin) for the first), and a time no earlier
 // than the previous record's. It stops at the first record that does not
 // and returns a *BreakError (matching ErrBroken, and ErrTorn when the log
-// ends in an incomplete record). Read errors are returned as they are.
+// ends in an incomplete record with no complete record after it). Read
+// errors are returned as they are.
 //
 // A bare chain cannot show that records were removed from its end:
 // compare with a checkpoint (VerifyCheckpoint) for that.
@@ -215,10 +216,14 @@ func VerifyRecord(data []byte, key *Key) (Record, error) {
 // lock, and reports exactly what it dropped. It first replays the whole
 // log with key for origin (as Verify does): when the log verifies it
 // changes nothing and returns Torn{Offset: size}; when the log ends in an
-// incomplete record after records that all verify, it truncates the file
-// at that record's offset, syncs it, and returns the offset and byte count
-// dropped; when any complete record does not verify, it changes nothing
-// and returns the *BreakError, since that needs a person, not a repair.
+// incomplete record after records that all verify, and no complete,
+// well-formed record starts anywhere after that record's first byte (see
+// BreakError), it truncates the file at that record's offset, syncs it,
+// and returns the offset and byte count dropped. Otherwise (a complete
+// record does not verify, or a record is cut short or damaged with a
+// complete record after it) it changes nothing and returns the
+// *BreakError, which names the damaged record's index and offset: that
+// needs a person, not a repair.
 func Repair(path string, key *Key, origin string) (Torn, error) {
 	if err := checkKey(key, false); err != nil {
 		return Torn{}, err

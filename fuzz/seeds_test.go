@@ -6,6 +6,7 @@ package fuzz
 // TestSeedsAreCurrent checks that the committed files are exactly these.
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/ed25519"
 	"crypto/hmac"
@@ -820,6 +821,12 @@ func logSeeds() []seed {
 	add("torn-tail", ed.data[:len(ed.data)-5], 0)
 	add("torn-tail-one-byte", append(append([]byte(nil), ed.data...), recs[0][0]), 0)
 	add("trailing-zero", append(append([]byte(nil), ed.data...), 0), 0)
+	// Issue #13 point 6: an item cut short by the end of the file with a
+	// complete record after it is damage, not a torn tail.
+	longer := cat(ed.data)
+	longer[bytes.Index(longer, []byte{0x0e, 0x58})+1] = 0x59 // record 0's prev: 1 length byte to 2
+	add("record-0-length-damaged", longer, 0)
+	add("partial-then-complete", cat(ed.data, recs[0][:9], recs[0]), 0)
 	add("record-dropped-from-middle", cat(recs[0], recs[2]), 0)
 	add("records-swapped", cat(recs[1], recs[0]), 0)
 	add("record-duplicated", cat(recs[0], recs[0]), 0)

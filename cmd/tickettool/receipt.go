@@ -188,8 +188,12 @@ usage: tickettool receipt repair --key PATH LOG
 
 Drops a torn tail (an incomplete last record, left by a crash mid-append)
 from LOG, after replaying every complete record with the key, and prints
-exactly what it dropped. A log whose complete records do not verify is not
-touched: that needs a person (exit status 1). PATH may be the public key.
+exactly what it dropped. A tail is torn only when no complete record
+follows the incomplete one: a record cut short or changed with a complete
+record anywhere after it is damage. A log whose complete records do not
+verify, or that is damaged, is not touched: repair names the damaged
+record (index and byte offset) and exits with status 1, since that needs
+a person. PATH may be the public key.
 
 Example:
   tickettool receipt repair --key receipts.key.pub receipts.log
@@ -214,6 +218,12 @@ func runReceiptRepair(e *env, args []string) error {
 		return usageErr("read receipt log: %v", err)
 	}
 	torn, err := chain.Repair(path, k, receiptOrigin)
+	var be *chain.BreakError
+	if errors.As(err, &be) {
+		return fail(exitRefused, err,
+			fmt.Sprintf("%s was not changed: only an incomplete last record with no complete record after it is dropped, and this log breaks at record %d (offset %d)", path, be.Index, be.Offset),
+			fmt.Sprintf("record %d and every record after it cannot be trusted: restore the log from a copy, or investigate", be.Index))
+	}
 	if err != nil {
 		return receiptError(err, "")
 	}
