@@ -32,7 +32,7 @@ type verdict struct {
 // decision on the ticket), a refused one with an isError result naming
 // every refusal, and one whose decision could not be recorded with an
 // internal error.
-func (p *Proxy) checkCall(m *message) verdict {
+func (p *Proxy) checkCall(st *ticketState, m *message) verdict {
 	params, err := strictObject(m.fields["params"])
 	if err != nil || !utf8.Valid(m.fields["params"]) {
 		return p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
@@ -62,10 +62,10 @@ func (p *Proxy) checkCall(m *message) verdict {
 	if len(req.Paths) == 0 {
 		req.Paths = nil
 	}
-	if p.bound {
-		req.Holder = p.prove(name, now)
+	if st.bound {
+		req.Holder = p.prove(st, name, now)
 	}
-	d, err := p.guard.Check(p.cfg.Ticket, req, now)
+	d, err := p.guard.Check(st.ticket, req, now)
 	if err != nil {
 		p.log.Printf("tools/call %s not forwarded: %v", name, err)
 		return verdict{answer: errorResponse(m.id, codeInternalError,
@@ -88,13 +88,13 @@ func (p *Proxy) malformed(m *message, why string) verdict {
 // htm POST, htu mcp://SERVER/TOOL, ath of the ticket's text, iat now and a
 // random jti. A proof that cannot be made is left empty, and the verifier
 // refuses the call.
-func (p *Proxy) prove(tool string, now time.Time) *caveat.HolderProof {
+func (p *Proxy) prove(st *ticketState, tool string, now time.Time) *caveat.HolderProof {
 	server := p.cfg.ServerName
 	if server == "" {
 		server = "server"
 	}
 	htu := "mcp://" + server + "/" + url.PathEscape(tool)
-	proof, err := dpop.Make(p.cfg.Holder, "POST", htu, dpop.MakeOptions{AccessToken: p.ticketText, IssuedAt: now})
+	proof, err := dpop.Make(p.cfg.Holder, "POST", htu, dpop.MakeOptions{AccessToken: st.text, IssuedAt: now})
 	if err != nil {
 		p.log.Printf("tools/call %s: no DPoP proof: %v", tool, err)
 	}

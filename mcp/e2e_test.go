@@ -182,12 +182,14 @@ func TestE2EFilesystemServer(t *testing.T) {
 	})
 
 	t.Run("expired", func(t *testing.T) {
+		// An expired ticket can never allow a call: the guard does not
+		// start the server.
 		past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
-		s := e.start(t, e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until="+past), nil)
-		defer s.close(t)
-		s.refused(t, "read_text_file", map[string]any{"path": a}, "until", "block 0 caveat until")
-		if !strings.Contains(s.stderr.String(), "warning: every call is refused for now: block 0 caveat until") {
-			t.Errorf("the guard did not warn at start:\n%s", s.stderr)
+		cmd := exec.Command(e.bin, "mcp", "--ticket", e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until="+past),
+			"--key", filepath.Join(e.keys, "root.key.pub"), "--server-name", "fs", "--", e.node, e.entry, e.ws)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "can never allow a call: block 0 caveat until: expired at "+past) {
+			t.Errorf("the guard started with an expired ticket: %v\n%s", err, out)
 		}
 	})
 

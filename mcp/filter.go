@@ -15,7 +15,8 @@ import (
 // names, or nil when nothing changes. Hiding tools is a courtesy to the
 // agent; the check of every tools/call is what enforces the ticket.
 func (p *Proxy) filterTools(result json.RawMessage) json.RawMessage {
-	if len(p.tools) == 0 {
+	st := p.state()
+	if len(st.tools) == 0 {
 		return nil
 	}
 	var fields map[string]json.RawMessage
@@ -28,7 +29,7 @@ func (p *Proxy) filterTools(result json.RawMessage) json.RawMessage {
 		var tool struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(t, &tool) == nil && p.toolAllowed(tool.Name) {
+		if json.Unmarshal(t, &tool) == nil && st.toolAllowed(p.qualify(tool.Name)) {
 			kept = append(kept, t)
 		}
 	}
@@ -47,8 +48,8 @@ var errRoots = errors.New("mcp: roots cannot be checked")
 // kept when the path, and where it leads through symbolic links, are
 // admitted by every paths caveat. Anything else is dropped, never narrowed.
 // An answer that cannot be parsed unambiguously is an error.
-func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
-	if len(p.paths) == 0 {
+func (p *Proxy) filterRoots(st *ticketState, result json.RawMessage) (json.RawMessage, error) {
+	if len(st.paths) == 0 {
 		return nil, nil
 	}
 	fields, err := strictObject(result)
@@ -65,7 +66,7 @@ func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
 	}
 	kept := make([]json.RawMessage, 0, len(roots))
 	for _, r := range roots {
-		if p.rootAllowed(r) {
+		if rootAllowed(st, r) {
 			kept = append(kept, r)
 		}
 	}
@@ -77,7 +78,7 @@ func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
 	return marshal(fields), nil
 }
 
-func (p *Proxy) rootAllowed(raw json.RawMessage) bool {
+func rootAllowed(st *ticketState, raw json.RawMessage) bool {
 	root, err := strictObject(raw)
 	if err != nil {
 		return false
@@ -90,7 +91,7 @@ func (p *Proxy) rootAllowed(raw json.RawMessage) bool {
 	if err != nil || u.Scheme != "file" || u.Host != "" && u.Host != "localhost" || u.Path == "" {
 		return false
 	}
-	return p.pathsAllowed(withResolved([]string{u.Path}, ""))
+	return st.pathsAllowed(withResolved([]string{u.Path}, ""))
 }
 
 // filterInputResponses filters the roots answers a request carries in
@@ -98,9 +99,9 @@ func (p *Proxy) rootAllowed(raw json.RawMessage) bool {
 // the server asks for roots in an input-required result and the client
 // retries the call with the answers). It returns the rewritten params, or
 // nil when nothing changes.
-func (p *Proxy) filterInputResponses(params map[string]json.RawMessage) (json.RawMessage, error) {
+func (p *Proxy) filterInputResponses(st *ticketState, params map[string]json.RawMessage) (json.RawMessage, error) {
 	raw, ok := params["inputResponses"]
-	if !ok || len(p.paths) == 0 {
+	if !ok || len(st.paths) == 0 {
 		return nil, nil
 	}
 	responses, err := strictObject(raw)
@@ -109,7 +110,7 @@ func (p *Proxy) filterInputResponses(params map[string]json.RawMessage) (json.Ra
 	}
 	changed := false
 	for k, v := range responses {
-		nv, err := p.filterRoots(v)
+		nv, err := p.filterRoots(st, v)
 		if err != nil {
 			return nil, err
 		}

@@ -164,8 +164,9 @@ func (s *session) agentRequest(m *message, line []byte) error {
 		s.refused.add(m.key) // the server never sees this id
 		return s.agent.line(b)
 	}
+	st := s.p.state() // one ticket for the whole request
 	var params map[string]json.RawMessage
-	if raw, ok := present(m.fields, "params"); ok && len(s.p.paths) > 0 {
+	if raw, ok := present(m.fields, "params"); ok && len(st.paths) > 0 {
 		var err error
 		if params, err = strictObject(raw); err != nil {
 			return answer(errorResponse(m.id, codeInvalidParams, "mcp: params must be a JSON object without duplicate names"))
@@ -173,14 +174,14 @@ func (s *session) agentRequest(m *message, line []byte) error {
 	}
 	switch m.method {
 	case "tools/call":
-		if v := s.p.checkCall(m); !v.forward {
+		if v := s.p.checkCall(st, m); !v.forward {
 			return answer(v.answer)
 		}
 	case "tools/list":
 		s.toolsList.add(m.key)
 	}
 	if params != nil {
-		np, err := s.p.filterInputResponses(params)
+		np, err := s.p.filterInputResponses(st, params)
 		if err != nil {
 			return answer(errorResponse(m.id, codeInvalidParams, err.Error()))
 		}
@@ -200,7 +201,7 @@ func (s *session) agentRequest(m *message, line []byte) error {
 func (s *session) agentResponse(m *message, line []byte) error {
 	s.rootsReqs.take(m.key)
 	if res, ok := m.fields["result"]; ok {
-		nr, err := s.p.filterRoots(res)
+		nr, err := s.p.filterRoots(s.p.state(), res)
 		if err != nil {
 			s.p.log.Printf("replaced an answer from the agent with an error: %v", err)
 			return s.server.line(errorResponse(m.id, codeInternalError, err.Error()))
