@@ -185,10 +185,11 @@ func TestE2EFilesystemServer(t *testing.T) {
 		// An expired ticket can never allow a call: the guard does not
 		// start the server.
 		past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
-		cmd := exec.Command(e.bin, "mcp", "--ticket", e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until="+past),
-			"--key", filepath.Join(e.keys, "root.key.pub"), "--server-name", "fs", "--", e.node, e.entry, e.ws)
+		cmd := exec.Command(e.bin, "mcp", "--key", filepath.Join(e.keys, "root.key.pub"), "--server-name", "fs", "--", e.node, e.entry, e.ws)
+		cmd.Env = append(os.Environ(), "TICKETTOOL_TICKET="+e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until="+past))
 		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "can never allow a call: block 0 caveat until: expired at "+past) {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "can never allow a call: block 0 caveat until: expired at "+past) {
 			t.Errorf("the guard started with an expired ticket: %v\n%s", err, out)
 		}
 	})
@@ -385,7 +386,11 @@ type e2eSession struct {
 // roots (the SDK client always declares the roots capability).
 func (e *e2e) start(t *testing.T, ticket string, roots []*sdk.Root) *e2eSession {
 	t.Helper()
-	cmd := exec.Command(e.bin, "mcp", "--ticket", ticket, "--key", filepath.Join(e.keys, "root.key.pub"),
+	ticketFile := filepath.Join(t.TempDir(), "ticket")
+	if err := os.WriteFile(ticketFile, []byte(ticket+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(e.bin, "mcp", "--ticket-file", ticketFile, "--key", filepath.Join(e.keys, "root.key.pub"),
 		"--receipts", e.log, "--receipt-key", filepath.Join(e.keys, "rk.key"), "--server-name", "fs",
 		"--", e.node, e.entry, e.ws)
 	s := &e2eSession{e: e, stderr: &e2eBuffer{}}
