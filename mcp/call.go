@@ -112,8 +112,7 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 // a refused one with an isError result naming every refusal, an ambiguous
 // path with an invalid-params error, and one whose decision could not be
 // recorded with an internal error.
-func (p *Proxy) decide(c *pendingCall) verdict {
-	st := p.state()
+func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	paths, err := withResolved(c.paths, p.cfg.Dir)
 	if err != nil {
 		return verdict{answer: p.malformed(c.m, fmt.Sprintf("tool %q: %s", c.name, strings.TrimPrefix(err.Error(), "mcp: ")))}

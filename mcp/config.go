@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"crypto"
 	"errors"
 	"fmt"
@@ -9,18 +8,18 @@ import (
 	"log"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
 // Config configures a Proxy. Ticket and Keys are required.
 type Config struct {
-	// Ticket is enforced on every tools/call.
+	// Ticket is enforced on every tools/call, until SetTicket replaces it.
 	Ticket *token.Ticket
 	// Keys verify the ticket; Options are the verifier's own policy.
 	Keys    *token.Keyring
@@ -60,31 +59,22 @@ type Config struct {
 
 // Proxy enforces one ticket on the MCP traffic between an agent and a
 // server. It is safe for concurrent use: one Proxy may serve several
-// sessions, which then share its budgets and replay cache.
+// sessions, which then share its budgets and replay cache; SetTicket
+// replaces the ticket while it serves.
 type Proxy struct {
-	cfg   Config
-	guard *verify.Guard
-	st    ticketState
-	log   *log.Logger
+	cfg    Config // read-only once New returns; cfg.Ticket is nil
+	guard  *verify.Guard
+	ticket atomic.Pointer[ticketState]
+	log    *log.Logger
 }
-
-// ticketState is what the proxy derives from its ticket.
-type ticketState struct {
-	ticket *token.Ticket
-	text   string
-	tools  []caveat.Caveat // every tools caveat of the ticket
-	paths  []caveat.Caveat // every paths caveat of the ticket, in block order
-	bound  bool            // the ticket has a holder caveat
-}
-
-// state returns the ticket state a decision uses.
-func (p *Proxy) state() *ticketState { return &p.st }
 
 // New checks cfg and returns a proxy. It verifies the ticket once
-// (verify.Validate) and refuses one that can never be allowed: unknown
-// key, bad chain, a block that widens, revoked, or against the policy.
-// A ticket that fails only a caveat now (expired, not yet valid) is
-// accepted with a warning: the calls are refused, with receipts.
+// (verify.Validate) and refuses, with a *StartError, one that can never
+// allow a call: unknown key, bad chain, a block that widens, revoked,
+// against the policy, expired, aud caveats that do not name the audience,
+// or tools caveats that name no tool of this server (see StartError). A
+// ticket that is not yet valid (nbf) is accepted with a warning: its calls
+// are refused, with receipts, until it is.
 func New(cfg Config) (*Proxy, error) {
 	if cfg.Ticket == nil {
 		return nil, errors.New("mcp: config needs a ticket")
@@ -115,47 +105,13 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Dir == "" {
 		cfg.Dir, _ = os.Getwd()
 	}
-	p := &Proxy{cfg: cfg, st: ticketState{ticket: cfg.Ticket, text: cfg.Ticket.String()},
-		log: log.New(&logWriter{w: cfg.Log}, "tickettool mcp: ", 0)}
-
-	d, err := verify.Validate(cfg.Ticket, cfg.Keys, cfg.Now(), &cfg.Options)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+	ticket := cfg.Ticket
+	cfg.Ticket = nil // from now on the ticket is p.state().ticket
+	p := &Proxy{cfg: cfg, log: log.New(&logWriter{w: cfg.Log}, "tickettool mcp: ", 0)}
+	if err := p.SetTicket(ticket); err != nil {
+		return nil, err
 	}
-	for _, r := range d.Refusals {
-		if r.Check != verify.CheckCaveat {
-			return nil, fmt.Errorf("mcp: the ticket can never be allowed: %s", r)
-		}
-		p.log.Printf("warning: every call is refused for now: %s", r)
-	}
-	// The chain verified: its blocks can be trusted.
-	for _, b := range cfg.Ticket.UnverifiedBlocks() {
-		for _, c := range b.Caveats {
-			switch c.Kind {
-			case caveat.Tools:
-				p.st.tools = append(p.st.tools, c)
-			case caveat.Paths:
-				p.st.paths = append(p.st.paths, c)
-			}
-		}
-	}
-	scope, err := cfg.Ticket.UnverifiedScope()
-	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
-	}
-	if jkt := scope.Holder(); jkt != nil {
-		p.st.bound = true
-		if cfg.Holder == nil {
-			return nil, errors.New("mcp: the ticket is bound to a holder key: the proxy needs that key to prove possession")
-		}
-		hs, err := dpop.NewHolderSigner(cfg.Holder)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: holder key: %w", err)
-		}
-		if !bytes.Equal(hs.Thumbprint(), jkt) {
-			return nil, errors.New("mcp: the holder key is not the key the ticket is bound to")
-		}
-	}
+	var err error
 	p.guard, err = verify.NewGuard(verify.GuardConfig{
 		Keys: cfg.Keys, Options: cfg.Options, Ledger: cfg.Ledger, Receipts: cfg.Receipts,
 	})
@@ -173,9 +129,10 @@ func (p *Proxy) qualify(tool string) string {
 	return p.cfg.ServerName + "/" + tool
 }
 
-// toolAllowed reports whether every tools caveat of the ticket lists tool.
-func (p *Proxy) toolAllowed(st *ticketState, tool string) bool {
-	req := caveat.Request{Tool: p.qualify(tool)}
+// toolAllowed reports whether every tools caveat of the ticket lists the
+// tool, qualified as the caveats see it (Proxy.qualify).
+func (st *ticketState) toolAllowed(qualified string) bool {
+	req := caveat.Request{Tool: qualified}
 	for _, c := range st.tools {
 		if c.Check(&req, time.Time{}, 0) != nil {
 			return false
@@ -186,7 +143,7 @@ func (p *Proxy) toolAllowed(st *ticketState, tool string) bool {
 
 // pathsAllowed reports whether every paths caveat of the ticket admits
 // every path.
-func (p *Proxy) pathsAllowed(st *ticketState, paths []string) bool {
+func (st *ticketState) pathsAllowed(paths []string) bool {
 	req := caveat.Request{Paths: paths}
 	for _, c := range st.paths {
 		if c.Check(&req, time.Time{}, 0) != nil {

@@ -59,7 +59,7 @@ func (p *Proxy) keptDirs(st *ticketState, dirs []string) []string {
 		if d == "" || !filepath.IsAbs(d) {
 			continue
 		}
-		if paths, err := withResolved([]string{d}, ""); err == nil && p.pathsAllowed(st, paths) {
+		if paths, err := withResolved([]string{d}, ""); err == nil && st.pathsAllowed(paths) {
 			add(d)
 			continue
 		}

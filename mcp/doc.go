@@ -60,29 +60,32 @@
 //
 // # Using it from a command
 //
-// Run starts the server and returns its exit status. The CLI command is
-// flag parsing, the key and ticket helpers cmd/tickettool already has, and
+// Proxy.Run starts the server and returns its exit status; the package
+// function Run is New and Proxy.Run in one. The CLI command is flag
+// parsing, the key and ticket helpers cmd/tickettool already has, and
 // this (error checks elided):
 //
-//	vk, _ := verifyingKey(*keyPath)
 //	keys, _ := token.NewKeyring(vk)
-//	_, ticket, _ := e.ticketArg(*ticketArg)
-//	cfg := mcp.Config{Ticket: ticket, Keys: keys, ServerName: *serverName, Log: e.stderr}
-//	if *holderKey != "" {
-//		cfg.Holder, _ = readHolderKey(*holderKey, "--holder-key")
-//	}
-//	if *receipts != "" {
-//		cfg.Receipts, _ = openReceipts(*receipts, *receiptKey)
-//		defer cfg.Receipts.Close()
-//	}
+//	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Log: stderr}
+//	p, err := mcp.New(cfg) // a *StartError: the ticket can never allow a call
+//	hup := make(chan os.Signal, 1)
+//	signal.Notify(hup, syscall.SIGHUP)
+//	go func() {
+//		for range hup {
+//			t, _ := readTicketFile(*ticketFile)
+//			if err := p.SetTicket(t); err != nil {
+//				log.Printf("kept the old ticket: %v", err)
+//			}
+//		}
+//	}()
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()
 //	cmd := exec.Command(pos[0], pos[1:]...) // the words after "--"
-//	code, err := mcp.Run(ctx, cfg, os.Stdin, os.Stdout, cmd)
-//	if err != nil {
-//		fmt.Fprintln(e.stderr, err)
-//	}
+//	code, err := p.Run(ctx, os.Stdin, os.Stdout, cmd)
 //	return exit code (the server's status, 128+N for signal N)
+//
+// SetTicket replaces the ticket while the proxy serves, after the checks
+// New makes; a ticket they refuse leaves the old one in force.
 //
 // Proxy.Serve runs the same proxy over streams the caller provides (tests,
 // or a server that is not a child process).

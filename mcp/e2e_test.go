@@ -183,12 +183,15 @@ func TestE2EFilesystemServer(t *testing.T) {
 	})
 
 	t.Run("expired", func(t *testing.T) {
+		// An expired ticket can never allow a call: the guard does not
+		// start the server.
 		past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
-		s := e.start(t, e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until="+past), nil)
-		defer s.close(t)
-		s.refused(t, "read_text_file", map[string]any{"path": a}, "until", "block 0 caveat until")
-		if !strings.Contains(s.stderr.String(), "warning: every call is refused for now: block 0 caveat until") {
-			t.Errorf("the guard did not warn at start:\n%s", s.stderr)
+		cmd := exec.Command(e.bin, "mcp", "--key", filepath.Join(e.keys, "root.key.pub"), "--server-name", "fs", "--", e.node, e.entry, e.ws)
+		cmd.Env = append(os.Environ(), "TICKETTOOL_TICKET="+e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until="+past))
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "can never allow a call: block 0 caveat until: expired at "+past) {
+			t.Errorf("the guard started with an expired ticket: %v\n%s", err, out)
 		}
 	})
 
@@ -388,7 +391,11 @@ type e2eSession struct {
 // roots (the SDK client always declares the roots capability).
 func (e *e2e) start(t *testing.T, ticket string, roots []*sdk.Root) *e2eSession {
 	t.Helper()
-	cmd := exec.Command(e.bin, "mcp", "--ticket", ticket, "--key", filepath.Join(e.keys, "root.key.pub"),
+	ticketFile := filepath.Join(t.TempDir(), "ticket")
+	if err := os.WriteFile(ticketFile, []byte(ticket+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(e.bin, "mcp", "--ticket-file", ticketFile, "--key", filepath.Join(e.keys, "root.key.pub"),
 		"--receipts", e.log, "--receipt-key", filepath.Join(e.keys, "rk.key"), "--server-name", "fs",
 		"--", e.node, e.entry, e.ws)
 	cmd.Dir = e.guardDir

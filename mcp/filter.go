@@ -29,7 +29,7 @@ func (p *Proxy) filterTools(result json.RawMessage) json.RawMessage {
 		var tool struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(t, &tool) == nil && p.toolAllowed(st, tool.Name) {
+		if json.Unmarshal(t, &tool) == nil && st.toolAllowed(p.qualify(tool.Name)) {
 			kept = append(kept, t)
 		}
 	}
@@ -48,8 +48,7 @@ var errRoots = errors.New("mcp: roots cannot be checked")
 // kept when the path, and where it leads through symbolic links, are
 // admitted by every paths caveat. Anything else is dropped, never narrowed.
 // An answer that cannot be parsed unambiguously is an error.
-func (p *Proxy) filterRoots(result json.RawMessage) (json.RawMessage, error) {
-	st := p.state()
+func (p *Proxy) filterRoots(st *ticketState, result json.RawMessage) (json.RawMessage, error) {
 	if len(st.paths) == 0 {
 		return nil, nil
 	}
@@ -93,7 +92,7 @@ func (p *Proxy) rootAllowed(st *ticketState, raw json.RawMessage) bool {
 		return false
 	}
 	paths, err := withResolved([]string{u.Path}, "")
-	return err == nil && p.pathsAllowed(st, paths)
+	return err == nil && st.pathsAllowed(paths)
 }
 
 // filterParams returns a request's line with the roots answers it carries
@@ -101,9 +100,9 @@ func (p *Proxy) rootAllowed(st *ticketState, raw json.RawMessage) bool {
 // 2026-07-28: the server asks for roots in an input-required result and
 // the client retries the call with the answers), or the line as it came
 // when nothing changes.
-func (p *Proxy) filterParams(m *message, params map[string]json.RawMessage, line []byte) ([]byte, error) {
+func (p *Proxy) filterParams(st *ticketState, m *message, params map[string]json.RawMessage, line []byte) ([]byte, error) {
 	raw, ok := params["inputResponses"]
-	if !ok || len(p.state().paths) == 0 {
+	if !ok || len(st.paths) == 0 {
 		return line, nil
 	}
 	responses, err := strictObject(raw)
@@ -112,7 +111,7 @@ func (p *Proxy) filterParams(m *message, params map[string]json.RawMessage, line
 	}
 	changed := false
 	for k, v := range responses {
-		nv, err := p.filterRoots(v)
+		nv, err := p.filterRoots(st, v)
 		if err != nil {
 			return nil, err
 		}

@@ -141,13 +141,19 @@ func (s *session) cancelled(k idKey) bool {
 }
 
 // runCalls checks and forwards the queued calls in the order they came,
-// each once the gate lets it through, until the session ends.
-func (s *session) runCalls() {
+// each once the gate lets it through, until the session ends or the end
+// of the agent's input (nil) comes through the queue; then it calls
+// agentEnded.
+func (s *session) runCalls(agentEnded func()) {
 	for {
 		select {
 		case <-s.done:
 			return
 		case c := <-s.calls:
+			if c == nil {
+				agentEnded()
+				return
+			}
 			if err := s.runCall(c); err != nil {
 				select {
 				case s.failed <- err:
@@ -173,11 +179,12 @@ func (s *session) runCall(c *pendingCall) error {
 		return s.answer(c.m, errorResponse(c.m.id, codeInternalError, fmt.Sprintf(
 			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", GateTimeout)))
 	}
-	v := s.p.decide(c)
+	st := s.p.state() // one ticket for the whole call
+	v := s.p.decide(st, c)
 	if !v.forward {
 		return s.answer(c.m, v.answer)
 	}
-	line, err := s.p.filterParams(c.m, c.params, c.line)
+	line, err := s.p.filterParams(st, c.m, c.params, c.line)
 	if err != nil {
 		return s.answer(c.m, errorResponse(c.m.id, codeInvalidParams, err.Error()))
 	}

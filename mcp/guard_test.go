@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -114,11 +113,11 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	}{
 		"no ticket":    {Config{Keys: keys}, "needs a ticket"},
 		"no keys":      {Config{Ticket: mint(t, key)}, "needs a keyring"},
-		"forged":       {Config{Ticket: mint(t, wrongRoot, "tools=a"), Keys: keys}, "never be allowed"},
+		"forged":       {Config{Ticket: mint(t, wrongRoot, "tools=a"), Keys: keys}, "never allow a call: block 0 chain"},
 		"bound":        {Config{Ticket: mint(t, key, "holder="+jkt), Keys: keys}, "bound to a holder key"},
 		"wrong holder": {Config{Ticket: mint(t, key, "holder="+jkt), Keys: keys, Holder: other}, "not the key the ticket is bound to"},
 		"server name":  {Config{Ticket: mint(t, key), Keys: keys, ServerName: "a/b"}, "server name"},
-		"policy":       {Config{Ticket: mint(t, key), Keys: keys, Options: verify.Options{RequireExpiry: true}}, "never be allowed"},
+		"policy":       {Config{Ticket: mint(t, key), Keys: keys, Options: verify.Options{RequireExpiry: true}}, "never allow a call: policy"},
 	} {
 		tc.cfg.Log = &syncBuffer{}
 		if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "mcp: ") {
@@ -126,11 +125,10 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		}
 	}
 	log := &syncBuffer{}
-	if _, err := New(Config{Ticket: mint(t, key, "holder="+jkt, "until=10m"), Keys: keys, Holder: hk, Log: log,
-		Now: func() time.Time { return t0.Add(time.Hour) }}); err != nil {
-		t.Fatalf("an expired ticket starts (its calls are refused): %v", err)
+	if _, err := New(Config{Ticket: mint(t, key, "holder="+jkt, "nbf=10m"), Keys: keys, Holder: hk, Log: log, Now: fixedNow}); err != nil {
+		t.Fatalf("a ticket not yet valid starts (its calls are refused until it is): %v", err)
 	}
-	if !strings.Contains(log.String(), "warning: every call is refused for now: block 0 caveat until") {
+	if !strings.Contains(log.String(), "warning: every call is refused for now: block 0 caveat nbf") {
 		t.Fatalf("log: %s", log)
 	}
 }

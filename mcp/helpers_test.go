@@ -123,6 +123,7 @@ func serveProxy(t testing.TB, p *Proxy, pp *pipes) {
 // setup is a proxy between an SDK client and the fake filesystem server.
 type setup struct {
 	cs   *sdk.ClientSession
+	p    *Proxy
 	rec  *recorder
 	log  *syncBuffer
 	dir  string     // the directory the ticket's paths caveat admits
@@ -173,6 +174,7 @@ func start(t testing.TB, o options) *setup {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.p = p
 	pp := newPipes()
 	serveProxy(t, p, pp)
 	ctx := context.Background()

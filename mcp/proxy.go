@@ -38,12 +38,20 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		failed:    make(chan error, 1),
 	}
 	defer close(s.done)
-	go s.runCalls()
-	go func() {
-		s.pump(agentIn, s.fromAgent)
+	go s.runCalls(func() {
 		serverIn.Close()
 		if agentDone != nil {
 			agentDone()
+		}
+	})
+	go func() {
+		s.pump(agentIn, s.fromAgent)
+		// The end of the agent's input is queued behind its calls, so that
+		// every call it sent reaches the server before the server's input
+		// is closed.
+		select {
+		case s.calls <- nil:
+		case <-s.done:
 		}
 	}()
 	down := make(chan error, 1)
@@ -250,7 +258,7 @@ func (s *session) agentRequest(m *message, params map[string]json.RawMessage, li
 	if m.method == "tools/list" {
 		s.toolsList.add(m.key)
 	}
-	line, err := s.p.filterParams(m, params, line)
+	line, err := s.p.filterParams(s.p.state(), m, params, line)
 	if err != nil {
 		return s.answer(m, errorResponse(m.id, codeInvalidParams, err.Error()))
 	}
@@ -265,7 +273,7 @@ func (s *session) agentRequest(m *message, params map[string]json.RawMessage, li
 func (s *session) agentResponse(m *message, line []byte) error {
 	s.rootsReqs.take(m.key)
 	if res, ok := m.fields["result"]; ok {
-		nr, err := s.p.filterRoots(res)
+		nr, err := s.p.filterRoots(s.p.state(), res)
 		if err != nil {
 			s.p.log.Printf("replaced an answer from the agent with an error: %v", err)
 			return s.server.line(errorResponse(m.id, codeInternalError, err.Error()))

@@ -12,21 +12,13 @@ import (
 
 // Run starts cmd as the MCP server and proxies between the agent (agentIn,
 // agentOut: normally the proxy's own stdin and stdout) and the server's
-// stdin and stdout, enforcing cfg.Ticket, until the server exits. It
-// returns the server's exit status (128+N when signal N ended it), which
-// the caller should exit with.
+// stdin and stdout, enforcing cfg.Ticket, until the server exits. It is
+// New (with cfg.Dir defaulting to cmd.Dir) and then Proxy.Run; call those
+// two to keep the Proxy, e.g. to replace its ticket with SetTicket.
 //
-// The server runs in its own process group; its stderr goes to cmd.Stderr
-// (os.Stderr when nil) line by line, each line with its control characters
-// escaped. When the agent's input ends, the server's stdin
-// is closed; a server that has not exited ShutdownGrace later gets SIGTERM,
-// and SIGKILL KillGrace after that. When ctx is done (the caller's signal
-// handling) or the agent can no longer be written to, the group gets
-// SIGTERM, then SIGKILL. Once the server has exited, whatever is left of
-// its group is killed. cfg.Dir defaults to cmd.Dir.
-//
-// The error is non-nil only when the proxy could not start (bad config, or
-// cmd failed to start; the status is then 1) or when ctx ended the run.
+// The error is non-nil only when the proxy could not start (bad config,
+// a *StartError, or cmd failed to start; the status is then 1) or when ctx
+// ended the run.
 func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer, cmd *exec.Cmd) (int, error) {
 	if cfg.Dir == "" {
 		cfg.Dir = cmd.Dir
@@ -35,6 +27,28 @@ func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer,
 	if err != nil {
 		return 1, err
 	}
+	return p.Run(ctx, agentIn, agentOut, cmd)
+}
+
+// Run starts cmd as the MCP server and proxies between the agent (agentIn,
+// agentOut: normally the proxy's own stdin and stdout) and the server's
+// stdin and stdout until the server exits. It returns the server's exit
+// status (128+N when signal N ended it), which the caller should exit
+// with. Relative paths are resolved against Config.Dir: cmd should run
+// there (cmd.Dir).
+//
+// The server runs in its own process group; its stderr goes to cmd.Stderr
+// (os.Stderr when nil) line by line, each line with its control characters
+// escaped. When the agent's input ends, the server's stdin
+// is closed; a server that has not exited ShutdownGrace later gets SIGTERM,
+// and SIGKILL KillGrace after that. When ctx is done (the caller's signal
+// handling) or the agent can no longer be written to, the group gets
+// SIGTERM, then SIGKILL. Once the server has exited, whatever is left of
+// its group is killed.
+//
+// The error is non-nil only when cmd failed to start (the status is then
+// 1) or when ctx ended the run.
+func (p *Proxy) Run(ctx context.Context, agentIn io.Reader, agentOut io.Writer, cmd *exec.Cmd) (int, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return 1, fmt.Errorf("mcp: %w", err)

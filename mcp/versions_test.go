@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,9 +173,18 @@ func testBudget(t *testing.T, v string) {
 	refused(t, s, "read_file", map[string]any{"path": f}, "caveat calls", "budget of 2 calls is spent")
 }
 
+// testExpired: a ticket that expires while the proxy serves refuses the
+// calls from then on (an expired ticket does not start: TestStartError).
 func testExpired(t *testing.T, v string) {
-	later := func() time.Time { return t0.Add(time.Hour) }
-	s := start(t, options{version: v, caveats: []string{"until=10m"}, now: later})
+	var later atomic.Bool
+	now := func() time.Time {
+		if later.Load() {
+			return t0.Add(time.Hour)
+		}
+		return t0
+	}
+	s := start(t, options{version: v, caveats: []string{"until=10m"}, now: now})
+	later.Store(true)
 	refused(t, s, "read_file", map[string]any{"path": filepath.Join(s.dir, "a")}, "block 0 caveat until")
 }
 

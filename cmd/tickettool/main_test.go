@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +20,40 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tickettool": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"fakemcp":    fakeMCP,
 	})
+}
+
+// fakeMCP is the smallest MCP server the mcp tests need, on stdio: it
+// answers tools/call NAME with one text block "ran NAME" (for NAME env:
+// "TICKETTOOL_TICKET=" and the value it inherited), and every other
+// request with an empty result. It creates fakemcp.started in its working
+// directory when it starts, so a test can tell that it never did.
+func fakeMCP() {
+	os.WriteFile("fakemcp.started", nil, 0o600)
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil || m.Method == "" {
+			continue
+		}
+		result := map[string]any{}
+		if m.Method == "tools/call" {
+			text := "ran " + m.Params.Name
+			if m.Params.Name == "env" {
+				text = ticketEnv + "=" + os.Getenv(ticketEnv)
+			}
+			result["content"] = []any{map[string]string{"type": "text", "text": text}}
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+		os.Stdout.Write(append(b, '\n'))
+	}
 }
 
 // TestScripts runs testdata/script/*.txtar. Helper commands:
@@ -242,6 +277,9 @@ func TestNoPanic(t *testing.T) {
 		{"receipt", "verify", "--key", "/nonexistent", "x"}, {"receipt", "checkpoint"},
 		{"demo", "extra"}, {"verify", "--now", "99999999999999999999", "x"},
 		{"mint", "--unknown"}, {"proof", "nope"}, {"receipt", "nope"},
+		{"mcp"}, {"mcp", "--", "true"}, {"mcp", "--ticket-file", "/nonexistent", "--key", "/nonexistent", "--", "true"},
+		{"mcp", "--ticket", "tkt1_AAAA", "--ticket-file", "x", "--", "true"}, {"mcp", "--modes", "x", "--skew", "-1s"},
+		{"verify", "--max-lifetime", "x", "t"}, {"verify", "--modes", ",", "--key", "/nonexistent", "t"},
 	}
 	for _, args := range odd {
 		var out, errb bytes.Buffer

@@ -2,18 +2,25 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"os/signal"
 	"syscall"
 
 	"github.com/tickettool/tickettool/mcp"
+	"github.com/tickettool/tickettool/token"
 )
 
 const mcpUsage = `
-usage: tickettool mcp --ticket TICKET --key PATH [--holder-key HOLDER]
-                      [--receipts LOG --receipt-key PATH] [--server-name NAME]
+usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
+                      [--server-name NAME] [--holder-key HOLDER]
+                      [--receipts LOG --receipt-key PATH]
+                      [--aud NAME] [--revoked FILE] [--require-expiry]
+                      [--max-lifetime DURATION] [--require-holder]
+                      [--skew DURATION] [--modes MODES]
                       -- COMMAND [ARG...]
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
@@ -27,43 +34,73 @@ decision is written durably before an allowed call is forwarded. A bound
 ticket needs --holder-key: the guard makes the DPoP proof for each call
 (htm POST, htu mcp://NAME/TOOL). The exit status is the server's.
 
+The ticket comes from exactly one of: --ticket-file PATH (whitespace
+around the ticket is trimmed), the environment variable TICKETTOOL_TICKET
+(which the server does not inherit), or --ticket TICKET (which every local
+user can read with ps: avoid it). With --ticket-file, SIGHUP re-reads the
+file: a good ticket replaces the old one for the next call; a bad one
+(unreadable, malformed, or refused as below) leaves the old one in force.
+Either way one line on standard error says which.
+
+A ticket that can never allow a call is refused before the server starts
+(exit status 2): expired, under another key, revoked, against the policy,
+an aud caveat without this guard's audience (--aud, by default the
+--server-name), or tools caveats naming only tools of other servers (with
+--server-name fs, tools=fs/read_file and tools=read_file are this
+server's). A ticket that is only not yet valid (nbf) starts.
+
+` + policyUsage + `
 Example:
-  tickettool mcp --ticket "$T" --key root.key.pub --server-name fs \
-      -- npx -y @modelcontextprotocol/server-filesystem /work/project
+  tickettool mcp --ticket-file ~/.tickettool/fs.ticket --key root.key.pub \
+      --server-name fs -- npx -y @modelcontextprotocol/server-filesystem /work/project
+  kill -HUP $GUARD_PID   # after writing a new ticket to ~/.tickettool/fs.ticket
 `
 
 func runMCP(e *env, args []string) error {
 	fs := newFlags(e, "mcp", mcpUsage)
-	ticketArg := fs.String("ticket", "", "the ticket (`TICKET` text)")
+	src := &ticketSource{}
+	fs.StringVar(&src.file, "ticket-file", "", "`PATH` of the file holding the ticket (re-read on SIGHUP)")
+	fs.StringVar(&src.text, "ticket", "", "the ticket (`TICKET` text; every local user can read it: prefer --ticket-file)")
 	keyPath := fs.String("key", "", "`PATH` of the HMAC secret or the Ed25519 public key")
 	holderKey := fs.String("holder-key", "", "`HOLDER` private JWK, for a bound ticket")
 	receipts := fs.String("receipts", "", "receipt `LOG` to append to")
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the secret receipt key")
 	serverName := fs.String("server-name", "", "server `NAME`: tools are checked as NAME/tool")
+	pol := policyFlags(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
+	src.env = os.Getenv(ticketEnv)
 	switch {
 	case len(pos) == 0:
 		return usageErr("mcp needs the server command after --")
-	case *ticketArg == "" || *keyPath == "":
-		return usageErr("mcp needs --ticket and --key")
+	case *keyPath == "":
+		return usageErr("mcp needs --key")
 	case (*receipts == "") != (*receiptKey == ""):
 		return usageErr("--receipts and --receipt-key go together")
 	}
-	if *ticketArg == "-" {
-		return usageErr("mcp speaks MCP on standard input: pass the ticket itself, not -")
+	if err := src.check(e); err != nil {
+		return err
 	}
-	keys, err := keyringOf(*keyPath)
+	vk, err := verifyingKey(*keyPath)
 	if err != nil {
 		return err
 	}
-	_, ticket, err := e.ticketArg(*ticketArg)
+	keys, err := token.NewKeyring(vk)
 	if err != nil {
 		return err
 	}
-	cfg := mcp.Config{Ticket: ticket, Keys: keys, ServerName: *serverName, Log: e.stderr}
+	opts, err := pol.options()
+	if err != nil {
+		return err
+	}
+	ticket, err := src.read()
+	if err != nil {
+		return err
+	}
+	logw := &lockedWriter{w: e.stderr}
+	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw}
 	if *holderKey != "" {
 		if cfg.Holder, err = readHolderKey(*holderKey, "--holder-key"); err != nil {
 			return err
@@ -75,11 +112,24 @@ func runMCP(e *env, args []string) error {
 		}
 		defer cfg.Receipts.Close()
 	}
+	p, err := mcp.New(cfg)
+	if err != nil {
+		return startFailure(err, ticket, vk, *serverName)
+	}
+	if src.file != "" {
+		defer reloadOnHangup(p, src, log.New(logw, "tickettool mcp: ", 0))()
+	}
+	return serveMCP(e, p, pos)
+}
+
+// serveMCP runs the server under p until it exits, and returns its status.
+func serveMCP(e *env, p *mcp.Proxy, command []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cmd := exec.Command(pos[0], pos[1:]...)
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Env = withoutTicket(os.Environ())
 	cmd.Stderr = e.stderr
-	code, err := mcp.Run(ctx, cfg, e.stdin, e.stdout, cmd)
+	code, err := p.Run(ctx, e.stdin, e.stdout, cmd)
 	if err != nil {
 		return fail(exitRefused, err)
 	}
@@ -87,4 +137,24 @@ func runMCP(e *env, args []string) error {
 		return &cliError{code: code, err: fmt.Errorf("the MCP server exited with status %d", code)}
 	}
 	return nil
+}
+
+// startFailure is the error of a guard that did not start: a ticket that
+// can never allow a call is a usage error, with the hints verify gives
+// and, for tools of other servers, the --server-name to pass.
+func startFailure(err error, t *token.Ticket, vk *token.VerifyingKey, serverName string) error {
+	var se *mcp.StartError
+	if !errors.As(err, &se) {
+		return fail(exitRefused, err)
+	}
+	var hints []string
+	for _, r := range se.Refusals {
+		if h := refusalHint(t, vk, r, false); h != "" {
+			hints = append(hints, h)
+		}
+	}
+	if len(se.Servers) > 0 {
+		hints = append(hints, serverNameHint(se.Servers, serverName))
+	}
+	return fail(exitUsage, err, hints...)
 }

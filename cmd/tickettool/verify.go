@@ -14,6 +14,8 @@ const verifyUsage = `
 usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path P]...
                          [--url URL]... [--cost AMOUNT] [--aud NAME]
                          [--dpop PROOF --htm METHOD --htu URI] [--revoked FILE]
+                         [--require-expiry] [--max-lifetime DURATION]
+                         [--require-holder] [--skew DURATION] [--modes MODES]
                          [--receipts LOG --receipt-key PATH] [--ids] TICKET
 
 Checks TICKET (its text, or - for standard input) offline under the root
@@ -28,13 +30,14 @@ decides whether the ticket allows that call and prints "allowed", or
 defaults to invoke when --tool is given. A bound ticket needs a DPoP proof
 (--dpop, with the --htm and --htu it was made for; see 'tickettool proof').
 
---revoked FILE lists revoked block ids, one per line (# comments allowed).
+--aud NAME is a request flag too: the call is checked as made to NAME.
 --receipts LOG appends one receipt for the decision to LOG (created if
 absent, origin "tickettool"), signed with --receipt-key. Budgets (calls,
 total) and DPoP replay are remembered within this one run only.
 --ids prints the id of every block after the verdict, "block N ID".
 TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
 
+` + policyUsage + `
 Example:
   tickettool verify --key root.key.pub --now 2026-06-01T10:00:00Z \
       --tool read_file --path src/discount/rules.go "$TICKET"
@@ -50,14 +53,13 @@ func runVerify(e *env, args []string) error {
 	fs.Var(&paths, "path", "a path `P` the call touches (repeatable)")
 	fs.Var(&urls, "url", "a `URL` the call fetches (repeatable)")
 	cost := fs.String("cost", "", "the call's cost `AMOUNT`, e.g. 0.25USD")
-	aud := fs.String("aud", "", "this verifier's own `NAME` (for aud caveats)")
 	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input)")
 	htm := fs.String("htm", "", "`METHOD` the DPoP proof must name")
 	htu := fs.String("htu", "", "`URI` the DPoP proof must name")
-	revoked := fs.String("revoked", "", "`FILE` of revoked block ids")
 	receipts := fs.String("receipts", "", "append a receipt of the decision to `LOG`")
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
 	ids := fs.Bool("ids", false, "print every block id after the verdict")
+	pol := policyFlags(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -79,7 +81,7 @@ func runVerify(e *env, args []string) error {
 	if (*receipts == "") != (*receiptKey == "") {
 		return usageErr("--receipts LOG and --receipt-key PATH go together")
 	}
-	isRequest := *tool != "" || *op != "" || len(paths) > 0 || len(urls) > 0 || *cost != "" || *aud != "" || *proof != ""
+	isRequest := *tool != "" || *op != "" || len(paths) > 0 || len(urls) > 0 || *cost != "" || pol.aud != "" || *proof != ""
 	if *receipts != "" && !isRequest {
 		return fail(exitUsage, errors.New("--receipts records decisions on calls: give the call (--tool, --path, ...)"),
 			"without request flags verify only checks the ticket (prints valid) and records nothing")
@@ -93,13 +95,9 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var opts verify.Options
-	if *revoked != "" {
-		set, err := parseRevoked(*revoked)
-		if err != nil {
-			return err
-		}
-		opts.Revoked = verify.RevokedSet(set)
+	opts, err := pol.options()
+	if err != nil {
+		return err
 	}
 	_, t, err := e.ticketArg(arg)
 	if err != nil {
@@ -114,7 +112,7 @@ func runVerify(e *env, args []string) error {
 		return printDecision(e, t, vk, &d, "valid", "invalid", *ids, false)
 	}
 
-	req := &caveat.Request{Tool: *tool, Op: *op, Paths: paths, URLs: urls, Audience: *aud}
+	req := &caveat.Request{Tool: *tool, Op: *op, Paths: paths, URLs: urls, Audience: pol.aud}
 	if req.Op == "" && req.Tool != "" {
 		req.Op = "invoke"
 	}
@@ -204,6 +202,8 @@ func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.De
 // refusalHint says what a person can do about a refusal, when that helps.
 func refusalHint(t *token.Ticket, vk *token.VerifyingKey, r verify.Refusal, noProof bool) string {
 	switch {
+	case r.Check == verify.CheckKey && t.UnverifiedKeyID() == vk.ID():
+		return fmt.Sprintf("--modes does not accept the key's mode, %s: add it to --modes, or pass a key of an accepted mode", vk.Mode())
 	case r.Check == verify.CheckKey:
 		return fmt.Sprintf("the ticket names key id %q and --key holds %q: pass the key the ticket was minted under", t.UnverifiedKeyID(), vk.ID())
 	case r.Check == verify.CheckMode:
@@ -215,6 +215,10 @@ func refusalHint(t *token.Ticket, vk *token.VerifyingKey, r verify.Refusal, noPr
 		return "make a proof with the holder's key: tickettool proof make --key HOLDER.jwk --htm POST --htu URI --ticket TICKET; then pass --dpop PROOF --htm POST --htu URI"
 	case r.Kind == caveat.Until:
 		return "the ticket has expired: ask for a new one (machines narrow, only people widen)"
+	case r.Check == verify.CheckPolicy:
+		return "the verifier's own policy refuses the ticket whatever the call: ask for a ticket that meets it"
+	case r.Kind == caveat.Audience:
+		return "the ticket is only for the audiences its aud caveat lists: --aud names this verifier"
 	}
 	return ""
 }
