@@ -13,7 +13,9 @@
 //     Request.Tool is the tool's name, qualified as NAME/tool when
 //     Config.ServerName is set; Request.Op is "invoke"; the paths and URLs
 //     are the arguments the Profile names (Filesystem() by default), each
-//     path also checked where it leads through symbolic links; Audience is
+//     path also checked where it leads through symbolic links, a missing
+//     name matched by Unicode NFC form as the reference filesystem server
+//     matches it (a name with several matches is refused); Audience is
 //     Config.Audience. A bound ticket's DPoP proof is made here with
 //     Config.Holder (htm POST, htu mcp://SERVER/TOOL, SERVER being the
 //     server name or "server"). One receipt per decision is durable before
@@ -25,9 +27,23 @@
 //     folding), gets a JSON-RPC invalid-params error and no receipt; a call
 //     whose receipt cannot be written gets an internal error. Every
 //     tools/call is a call: the retry of a multi round-trip call is checked
-//     and charged again. A tools/call without an id is dropped.
-//   - notifications/cancelled for a call the proxy refused is dropped (the
-//     server never saw that id).
+//     and charged again. A tools/call without an id is dropped; a
+//     task-augmented one, and one with a relative path under a profile with
+//     AbsolutePaths, get an invalid-params error.
+//   - tools/call requests are checked in the order they came, against what
+//     the server has done: a call to a tool the profile does not mark
+//     ReadOnly is forwarded only when no call is in flight, and while it is
+//     in flight (until the server's answer to its id) no other call is
+//     checked; read-only calls are in flight together. Other messages are
+//     not held back. A call that waits longer than GateTimeout is answered
+//     with an error.
+//   - A tools/call to a tool marked ListsDirectories (the filesystem
+//     server's list_allowed_directories) is checked as touching the ticket's
+//     narrowest paths, and its answer keeps only what lies inside them.
+//   - notifications/cancelled for a call the proxy answered or has not yet
+//     checked is dropped (the server never saw that id), and so is one for a
+//     call in flight: the server would run it to its end without answering,
+//     and the order above needs the answer.
 //   - A response (the agent's answer to a server request) whose result
 //     holds roots, and the roots in params.inputResponses of any request
 //     (multi round-trip requests, protocol 2026-07-28), keep only the
@@ -37,8 +53,11 @@
 //     would widen its sandbox. notifications/roots/list_changed is
 //     forwarded: the answer the server then asks for is what is filtered.
 //   - Every message from the agent must be one JSON object whose member
-//     names are unique under case folding (else it is not forwarded), so
-//     no server, however it decodes, sees a member the proxy did not check.
+//     names are unique under case folding, and in which no member at the
+//     message, params or subject-argument level is a name the proxy reads
+//     spelled in another case ("Method", "Arguments", "paſs"); else it is
+//     answered with an error and not forwarded, so no server, however it
+//     decodes, sees a member the proxy did not check.
 //
 // From the server: responses to the agent's tools/list requests keep only
 // the tools the ticket's tools caveats name (a courtesy: the call check is
@@ -52,8 +71,12 @@
 // in it answered with an invalid-request error on a line of its own; a line
 // longer than Config.MaxMessageBytes (DefaultMaxMessageBytes) or that is not
 // a JSON object is discarded without being buffered whole, and answered with
-// an error only when its start shows a request with an id; everything
-// dropped is logged to Config.Log.
+// an error only when it visibly is a request with an id (for a line too
+// long, its top level is scanned as it streams past, so an id after a huge
+// params is found); an answer from the server too long to pass on becomes
+// an error to the agent. Everything dropped is logged to Config.Log, and
+// every line the proxy logs, like every line of the server's stderr, has
+// its control characters escaped.
 //
 // Not checked: resources/read, prompts/get and every other method pass
 // through; a ticket governs tool calls.
