@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -30,8 +31,10 @@ func newGate() *gate {
 }
 
 // wait blocks until a call of the given kind may be checked, and reports
-// false when timeout passed or done was closed first.
-func (g *gate) wait(readOnly bool, timeout time.Duration, done <-chan struct{}) bool {
+// false when timeout passed or done was closed first. Once hurry is closed
+// (the agent's input ended, so the session is ending) it waits at most
+// ShutdownGrace more.
+func (g *gate) wait(readOnly bool, timeout time.Duration, done, hurry <-chan struct{}) bool {
 	var expired <-chan time.Time
 	for {
 		g.mu.Lock()
@@ -52,6 +55,11 @@ func (g *gate) wait(readOnly bool, timeout time.Duration, done <-chan struct{}) 
 			return false
 		case <-done:
 			return false
+		case <-hurry:
+			hurry = nil
+			if timeout > ShutdownGrace {
+				expired = time.After(ShutdownGrace)
+			}
 		}
 	}
 }
@@ -97,45 +105,78 @@ func (g *gate) answered(k idKey) bool {
 // queue hands a parsed tools/call to the call worker, which checks it once
 // the gate lets it through; the pump goes on with the next message, so
 // answers the server waits for (roots, elicitation) are never held up
-// behind a waiting call.
+// behind a waiting call. Its id counts as pending from now on.
 func (s *session) queue(c *pendingCall) error {
 	s.mu.Lock()
-	s.queued[c.m.key] = c
+	err := s.claimableLocked(c.m.key)
+	if err == nil && s.queuedBytes+len(c.line) > maxQueuedBytes {
+		err = fmt.Errorf("mcp: calls of %d bytes are already waiting for the calls in flight", s.queuedBytes)
+	}
+	if err == nil {
+		s.queued[c.m.key] = c
+		s.queuedBytes += len(c.line)
+	}
 	s.mu.Unlock()
+	if err != nil {
+		s.p.log.Printf("answered a request from the agent with an error: %v", err)
+		return s.agent.line(errorResponse(c.m.id, codeInvalidRequest, err.Error()))
+	}
 	select {
 	case s.calls <- c:
+		s.refused.take(c.m.key) // the id is in use again
 		return nil
 	default:
 	}
-	s.mu.Lock()
-	if s.queued[c.m.key] == c {
-		delete(s.queued, c.m.key)
-	}
-	s.mu.Unlock()
+	s.unqueue(c, nil)
 	return s.answer(c.m, errorResponse(c.m.id, codeInternalError,
 		fmt.Sprintf("mcp: %d calls are already waiting for the calls in flight", maxQueuedCalls)))
 }
 
-// cancelled handles the agent's cancellation of request k and reports
-// whether it is dropped instead of forwarded: a call the proxy answered or
-// had not yet checked (the server never saw it), and a call in flight (the
-// server would then run it to its end without answering, and the gate must
-// see that answer before it lets another call through; the answer reaches
-// the agent, which ignores it, as a sender of a cancellation does).
-func (s *session) cancelled(k idKey) bool {
+// unqueue takes c out of the queued calls; with r set, its id is pending
+// with r from then on, in the same step, so that no request with the same
+// id can slip in between.
+func (s *session) unqueue(c *pendingCall, r *pendingReq) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queued[c.m.key] == c {
+		delete(s.queued, c.m.key)
+		s.queuedBytes -= len(c.line)
+	}
+	if r != nil {
+		s.pending[c.m.key] = *r
+	}
+}
+
+// cancelled handles the agent's cancellation of a request and reports
+// whether it is dropped instead of forwarded: one whose requestId is not an
+// id the agent may use (see agentID), a call the proxy answered or has not
+// yet checked (the server never saw it), and a call in flight (the server
+// would then run it to its end without answering, and the gate must see
+// that answer before it lets another call through; the answer reaches the
+// agent, which ignores it, as a sender of a cancellation does). Any other
+// pending request is cancelled at the server, which will not answer it, so
+// its id is free again.
+func (s *session) cancelled(requestID json.RawMessage) bool {
+	k, err := agentID(requestID)
+	if err != nil {
+		s.p.log.Printf("dropped a cancellation: %v", err)
+		return true
+	}
 	if s.refused.take(k) {
 		return true
 	}
 	s.mu.Lock()
-	c := s.queued[k]
-	s.mu.Unlock()
-	if c != nil {
+	defer s.mu.Unlock()
+	if c := s.queued[k]; c != nil {
 		c.cancelled.Store(true)
 		return true
 	}
-	if s.gate.inFlight(k) {
-		s.p.log.Printf("kept back a cancellation of a call the server is running: the guard waits for its answer")
-		return true
+	if r, ok := s.pending[k]; ok {
+		if r.call {
+			s.p.log.Printf("kept back a cancellation of a call the server is running: the guard waits for its answer")
+			return true
+		}
+		delete(s.pending, k)
 	}
 	return false
 }
@@ -166,34 +207,31 @@ func (s *session) runCalls(agentEnded func()) {
 }
 
 func (s *session) runCall(c *pendingCall) error {
-	ready := s.gate.wait(c.readOnly(), GateTimeout, s.done)
-	s.mu.Lock()
-	if s.queued[c.m.key] == c {
-		delete(s.queued, c.m.key)
-	}
-	s.mu.Unlock()
+	ready := s.gate.wait(c.readOnly(), GateTimeout, s.done, s.ended)
 	switch {
 	case c.cancelled.Load():
+		s.unqueue(c, nil)
 		return nil
 	case !ready:
+		s.unqueue(c, nil)
 		return s.answer(c.m, errorResponse(c.m.id, codeInternalError, fmt.Sprintf(
 			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", GateTimeout)))
 	}
 	st := s.p.state() // one ticket for the whole call
 	v := s.p.decide(st, c)
 	if !v.forward {
+		s.unqueue(c, nil)
 		return s.answer(c.m, v.answer)
 	}
 	line, err := s.p.filterParams(st, c.m, c.params, c.line)
 	if err != nil {
+		s.unqueue(c, nil)
 		return s.answer(c.m, errorResponse(c.m.id, codeInvalidParams, err.Error()))
 	}
-	if c.spec.ListsDirectories {
-		s.dirsList.add(c.m.key)
-	}
 	s.gate.enter(c.m.key, c.readOnly())
+	s.unqueue(c, &pendingReq{call: true, dirs: c.spec.ListsDirectories})
 	if err := s.server.line(line); err != nil {
-		s.gate.answered(c.m.key)
+		s.answered(c.m.key)
 		s.p.log.Printf("tools/call %q: could not forward to the server: %v", c.name, err)
 	}
 	return nil

@@ -29,10 +29,21 @@ const (
 	// ignores a cancellation for an id it never saw.
 	maxTracked = 4096
 
-	// maxIDBytes bounds the id (and method) of a line too long to keep
-	// that the proxy remembers while the line streams past; a longer one
-	// is not used.
+	// maxIDBytes bounds a request id from the agent (a longer one is
+	// refused), and the id and method of a line too long to keep that the
+	// proxy remembers while the line streams past.
 	maxIDBytes = 256
+
+	// maxPending bounds the agent's requests awaiting the server's answer
+	// (or waiting to be checked) in one session; one more is answered with
+	// an error at once. Nothing is forgotten: an answer must always be
+	// matched to the request it answers.
+	maxPending = 4096
+
+	// maxQueuedBytes bounds the bytes of the tools/call requests of one
+	// session waiting to be checked (held about four times over once
+	// parsed); one more is answered with an error.
+	maxQueuedBytes = 32 << 20
 
 	// maxQueuedCalls bounds the tools/call requests of one session waiting
 	// for the calls in flight (see gate); one more is answered with an

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,14 +26,14 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		p:         p,
 		agent:     &writer{w: agentOut},
 		server:    &writer{w: serverIn},
-		toolsList: newIDTable(),
-		dirsList:  newIDTable(),
 		rootsReqs: newIDTable(),
 		refused:   newIDTable(),
 		gate:      newGate(),
 		calls:     make(chan *pendingCall, maxQueuedCalls),
 		queued:    map[idKey]*pendingCall{},
+		pending:   map[idKey]pendingReq{},
 		done:      make(chan struct{}),
+		ended:     make(chan struct{}),
 		failed:    make(chan error, 1),
 	}
 	defer close(s.done)
@@ -46,6 +45,7 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 	})
 	go func() {
 		s.pump(agentIn, s.fromAgent)
+		close(s.ended)
 		// The end of the agent's input is queued behind its calls, so that
 		// every call it sent reaches the server before the server's input
 		// is closed.
@@ -71,18 +71,67 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 type session struct {
 	p             *Proxy
 	agent, server *writer
-	toolsList     *idTable // agent→server tools/list requests awaiting a response
-	dirsList      *idTable // allowed directory listings awaiting a response
 	rootsReqs     *idTable // server→agent roots/list requests awaiting an answer
 	refused       *idTable // agent→server tools/call ids the proxy answered
 	gate          *gate    // tools/call requests the server is running
 
-	calls  chan *pendingCall // tools/call requests waiting for the gate, in order
-	mu     sync.Mutex
-	queued map[idKey]*pendingCall // the same, by id, for cancellations
+	calls       chan *pendingCall // tools/call requests waiting for the gate, in order
+	mu          sync.Mutex
+	queued      map[idKey]*pendingCall // the same, by id, for cancellations
+	queuedBytes int                    // the bytes of their lines
+	pending     map[idKey]pendingReq   // forwarded requests awaiting the server's answer
 
 	done   chan struct{} // closed when Serve returns
+	ended  chan struct{} // closed when the agent's input ended
 	failed chan error    // the call worker could not write to the agent
+}
+
+// pendingReq is what the proxy does with the server's answer to a request
+// the agent sent. An id is pending from the request's arrival until that
+// answer, and a second request with the same id is refused meanwhile, so an
+// answer is never taken for another request's (the answer to a ping must
+// not release the gate held by a move_file with the same id).
+type pendingReq struct {
+	call      bool // a tools/call: the gate counts it in flight
+	toolsList bool // a tools/list: the answer's tools are filtered
+	dirs      bool // a directory listing: the answer is cut down
+}
+
+// claim marks id k pending with r, or says why it cannot be.
+func (s *session) claim(k idKey, r pendingReq) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.claimableLocked(k); err != nil {
+		return err
+	}
+	s.pending[k] = r
+	return nil
+}
+
+func (s *session) claimableLocked(k idKey) error {
+	if _, busy := s.pending[k]; busy {
+		return errIDInUse
+	}
+	if _, busy := s.queued[k]; busy {
+		return errIDInUse
+	}
+	if len(s.pending)+len(s.queued) >= maxPending {
+		return fmt.Errorf("mcp: %d requests are already awaiting their answers", maxPending)
+	}
+	return nil
+}
+
+// answered takes id k out of the pending requests when the server answers
+// it, and does what the answer needs: a call leaves the gate.
+func (s *session) answered(k idKey) (pendingReq, bool) {
+	s.mu.Lock()
+	r, ok := s.pending[k]
+	delete(s.pending, k)
+	s.mu.Unlock()
+	if ok && r.call {
+		s.gate.answered(k)
+	}
+	return r, ok
 }
 
 // writer serialises whole lines onto one stream.
@@ -136,10 +185,7 @@ func (s *session) tooLong(scan *topScan, from string, back *writer) error {
 		}
 		return back.line(errorResponse(scan.id, codeInvalidRequest, msg))
 	case !scan.hasMethod && scan.id != nil && from == "server":
-		k := keyOf1(scan.id)
-		s.gate.answered(k)
-		s.toolsList.take(k)
-		s.dirsList.take(k)
+		s.answered(keyOf1(scan.id))
 		s.p.log.Printf("replaced an answer from the server with an error: %s", msg)
 		return s.agent.line(errorResponse(scan.id, codeInternalError, "mcp: the server's answer was longer than the guard's limit of "+fmt.Sprint(s.p.cfg.MaxMessageBytes)+" bytes"))
 	}
@@ -183,7 +229,7 @@ func (s *session) batch(line []byte, from string, back *writer) error {
 
 // fromAgent handles one line from the agent.
 func (s *session) fromAgent(line []byte, long *topScan) error {
-	trimmed := bytes.TrimSpace(line)
+	trimmed := trimJSON(line)
 	switch {
 	case long != nil:
 		return s.tooLong(long, "agent", s.agent)
@@ -199,6 +245,20 @@ func (s *session) fromAgent(line []byte, long *topScan) error {
 	}
 	if err != nil {
 		return s.undecodable(trimmed, "agent", s.agent, err)
+	}
+	if m.hasMethod {
+		if err := s.checkRequest(m); err != nil {
+			if !m.isRequest() {
+				s.p.log.Printf("dropped a message from the agent: %v", err)
+				return nil
+			}
+			id := m.id
+			if _, idErr := agentID(id); idErr != nil {
+				id = json.RawMessage("null")
+			}
+			s.p.log.Printf("answered a request from the agent with an error: %v", err)
+			return s.agent.line(errorResponse(id, codeInvalidRequest, err.Error()))
+		}
 	}
 	params, err := agentParams(m)
 	if err != nil {
@@ -217,7 +277,7 @@ func (s *session) fromAgent(line []byte, long *topScan) error {
 		s.p.log.Printf("dropped a tools/call without an id")
 		return nil
 	case m.isNotification():
-		if m.method == "notifications/cancelled" && s.cancelled(cancelledID(params)) {
+		if m.method == "notifications/cancelled" && s.cancelled(params["requestId"]) {
 			return nil
 		}
 	default:
@@ -226,16 +286,32 @@ func (s *session) fromAgent(line []byte, long *topScan) error {
 	return s.server.line(line)
 }
 
+// checkRequest refuses a request or notification of the agent's that the
+// server would read otherwise than the guard, or drop unanswered: members
+// JSON-RPC 2.0 does not define, another jsonrpc than "2.0", an id the two
+// may read apart (see agentID).
+func (s *session) checkRequest(m *message) error {
+	if err := checkShape(m); err != nil {
+		return err
+	}
+	if !m.isRequest() {
+		return nil
+	}
+	_, err := agentID(m.id)
+	return err
+}
+
 // refuseAlias answers a message with a member name that is a name the
 // proxy reads in another case. It is never forwarded: a server that matches
 // names case-insensitively would act on it unchecked.
 func (s *session) refuseAlias(line []byte, ae *aliasError) error {
 	id, _ := sniff(line)
-	if id == nil {
+	if k, err := agentID(id); err != nil {
 		id = json.RawMessage("null")
+	} else {
+		s.refused.add(k)
 	}
 	s.p.log.Printf("refused a message from the agent: %v", ae)
-	s.refused.add(keyOf1(id))
 	return s.agent.line(errorResponse(id, codeInvalidRequest, ae.Error()))
 }
 
@@ -247,7 +323,6 @@ func (s *session) answer(m *message, b []byte) error {
 }
 
 func (s *session) agentRequest(m *message, params map[string]json.RawMessage, line []byte) error {
-	s.refused.take(m.key) // the id is in use again
 	if m.method == "tools/call" {
 		c, bad := s.p.parseCall(m, params, line)
 		if bad != nil {
@@ -255,13 +330,15 @@ func (s *session) agentRequest(m *message, params map[string]json.RawMessage, li
 		}
 		return s.queue(c)
 	}
-	if m.method == "tools/list" {
-		s.toolsList.add(m.key)
-	}
 	line, err := s.p.filterParams(s.p.state(), m, params, line)
 	if err != nil {
 		return s.answer(m, errorResponse(m.id, codeInvalidParams, err.Error()))
 	}
+	if err := s.claim(m.key, pendingReq{toolsList: m.method == "tools/list"}); err != nil {
+		s.p.log.Printf("answered a request from the agent with an error: %v", err)
+		return s.agent.line(errorResponse(m.id, codeInvalidRequest, err.Error()))
+	}
+	s.refused.take(m.key) // the id is in use again
 	return s.server.line(line)
 }
 
@@ -288,7 +365,7 @@ func (s *session) agentResponse(m *message, line []byte) error {
 
 // fromServer handles one line from the server.
 func (s *session) fromServer(line []byte, long *topScan) error {
-	trimmed := bytes.TrimSpace(line)
+	trimmed := trimJSON(line)
 	switch {
 	case long != nil:
 		return s.tooLong(long, "server", s.server)
@@ -307,27 +384,22 @@ func (s *session) fromServer(line []byte, long *topScan) error {
 			s.rootsReqs.add(m.key)
 		}
 	case !m.hasMethod:
-		s.gate.answered(m.key)
-		if s.toolsList.take(m.key) {
-			if nr := s.p.filterTools(m.fields["result"]); nr != nil {
-				m.fields["result"] = nr
-				line = marshal(m.fields)
-			}
+		r, _ := s.answered(m.key)
+		res, isResult := m.fields["result"]
+		var nr json.RawMessage
+		switch {
+		case !isResult:
+		case r.toolsList:
+			nr = s.p.filterTools(res)
+		case r.dirs:
+			nr = s.p.filterDirs(res)
 		}
-		if s.dirsList.take(m.key) {
-			if nr := s.p.filterDirs(m.fields["result"]); nr != nil {
-				m.fields["result"] = nr
-				line = marshal(m.fields)
-			}
+		if nr != nil {
+			m.fields["result"] = nr
+			line = marshal(m.fields)
 		}
 	}
 	return s.agent.line(line)
-}
-
-// cancelledID returns the normalised requestId of a cancellation.
-func cancelledID(params map[string]json.RawMessage) idKey {
-	k, _ := keyOf(params["requestId"])
-	return k
 }
 
 // keyOf1 is keyOf without its second result.

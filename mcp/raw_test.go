@@ -103,6 +103,12 @@ func (r *rawSetup) sentinel(t *testing.T) {
 	if got := r.agentGets(t); got != ping {
 		t.Fatalf("agent got %s before the sentinel", got)
 	}
+	// The server answers the agent's ping, so its id is free again.
+	pong := `{"jsonrpc":"2.0","id":"sentinel","result":{}}`
+	r.serverSays(t, pong)
+	if got := r.agentGets(t); got != pong {
+		t.Fatalf("agent got %s, want the answer to its ping", got)
+	}
 }
 
 func errorCode(t *testing.T, line string, id string) int {
@@ -122,10 +128,10 @@ func errorCode(t *testing.T, line string, id string) int {
 
 func TestRawUnknownFieldsByteForByte(t *testing.T) {
 	r := startRaw(t, nil)
-	call := fmt.Sprintf(`{ "jsonrpc" : "2.0", "id":1.0, "method":"tools/call","params":{"name":"read_file","arguments":{"path":"%s/a","x-extra":[1,{"b":null}]},"_meta":{"progressToken":"p\u00e9"},"future":true},"zzz":{"deep":[1e3]} }`, r.dir)
+	call := fmt.Sprintf(`{ "jsonrpc" : "2.0", "id":1.0, "method":"tools/call","params":{"name":"read_file","arguments":{"path":"%s/a","x-extra":[1,{"b":null}]},"_meta":{"progressToken":"p\u00e9"},"future":true,"zzz":{"deep":[1e3]}} }`, r.dir)
 	for _, line := range []string{
 		call,
-		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5},"x":"<&>"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5,"x":"<&>"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99,"reason":"bye"}}` + "\r",
 		`{"jsonrpc":"2.0","id":"r1","method":"resources/read","params":{"uri":"file:///etc/passwd"}}`,
 	} {
