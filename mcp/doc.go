@@ -65,7 +65,13 @@
 // are filtered.
 //
 // Request ids are tracked per direction (ids may collide across
-// directions) and numeric ids are normalised (1.0 is 1, "1" is not).
+// directions) and numeric ids are normalised (1.0 is 1, "1" is not). Every
+// request of the agent's is pending under its id until the server answers
+// it; a second request with a pending id is refused, so an answer is never
+// taken for another request's. A request of the agent's must be JSON-RPC
+// 2.0 with no other top-level member, and its id a string of at most 256
+// bytes without U+FFFD or an integer within ±(2^53 - 1), since a
+// JavaScript server reads other ids otherwise than Go.
 // Rewriting a message re-encodes only that message and keeps every other
 // member of it. Either side: a JSON array (a batch) is refused, each request
 // in it answered with an invalid-request error on a line of its own; a line

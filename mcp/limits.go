@@ -20,13 +20,12 @@ const (
 	sniffBytes = 4 << 10
 
 	// maxTracked bounds each table of request ids the proxy remembers
-	// (tools/list requests awaiting their response, server→client roots/list
-	// requests, refused tools/call ids whose cancellation is dropped). When
-	// full, the oldest entry is forgotten: a forgotten tools/list response
-	// passes unfiltered (hiding tools is a courtesy), a forgotten roots
-	// answer is still filtered (every answer carrying roots is), and a
-	// forgotten refused id lets its cancellation reach the server, which
-	// ignores a cancellation for an id it never saw.
+	// and may forget (server→client roots/list requests, refused tools/call
+	// ids whose cancellation is dropped). When full, the oldest entry is
+	// forgotten: a forgotten roots answer is still filtered (every answer
+	// carrying roots is), and a forgotten refused id lets its cancellation
+	// reach the server, which ignores a cancellation for an id it never
+	// saw. The agent's pending requests are never forgotten (maxPending).
 	maxTracked = 4096
 
 	// maxIDBytes bounds a request id from the agent (a longer one is
