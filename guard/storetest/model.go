@@ -76,6 +76,7 @@ func (m *model) draw(rt *rapid.T) guard.Admission {
 	f := rapid.IntRange(0, 1).Draw(rt, "family")
 	depth := rapid.IntRange(1, 3).Draw(rt, "depth")
 	a := Admission(m.chains[f][:depth], m.now)
+	a.Expires = time.Time{} // counters are kept for ever: the model does not forget them
 	m.next++
 	a.Request = guard.RequestID{15: byte(m.next), 14: byte(m.next >> 8), 13: byte(m.next >> 16)}
 	for _, b := range m.budgets[f] {
