@@ -29,7 +29,7 @@ func (s *Store) Admit(ctx context.Context, a guard.Admission) (guard.Verdict, er
 	var v guard.Verdict
 	err = s.write(ctx, "admit", func(tx *sql.Tx) error {
 		var err error
-		v, err = admit(ctx, tx, &a, &p)
+		v, err = s.admit(txn{ctx, tx}, &a, &p)
 		if err == nil && clean {
 			err = cleanup(ctx, tx, a.Now)
 		}
@@ -64,12 +64,11 @@ func outcome(err error) bool {
 	return errors.Is(err, guard.ErrConflict) || errors.Is(err, guard.ErrSettled) || errors.Is(err, guard.ErrNoReservation)
 }
 
-func admit(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) (guard.Verdict, error) {
+func (s *Store) admit(t txn, a *guard.Admission, p *guard.Plan) (guard.Verdict, error) {
 	now := nanos(a.Now)
 	var digest []byte
 	var reason, idx, keep int64
-	err := tx.QueryRowContext(ctx, `SELECT digest, reason, idx, keep FROM requests WHERE family = ? AND id = ?`,
-		p.Family[:], a.Request[:]).Scan(&digest, &reason, &idx, &keep)
+	err := t.row(s.st.getRequest, p.Family[:], a.Request[:]).Scan(&digest, &reason, &idx, &keep)
 	switch {
 	case err == nil && now <= keep:
 		if !bytes.Equal(digest, p.Digest[:]) {
@@ -80,7 +79,7 @@ func admit(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) (
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return guard.Verdict{}, err
 	}
-	v, err := decide(ctx, tx, a, p)
+	v, err := s.decide(t, a, p)
 	if err != nil {
 		return v, err
 	}
@@ -88,27 +87,25 @@ func admit(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) (
 		testHookInTx()
 	}
 	state := guard.Captured
-	var charges strings.Builder
+	var charges string
 	if v.Admitted {
 		if p.Hold {
 			state = guard.Held
 		}
-		if err := charge(ctx, tx, a, p, &charges); err != nil {
+		if charges, err = s.charge(t, a, p); err != nil {
 			return v, err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO requests
-		(family, id, digest, reason, idx, state, hold, keep, charges) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.Family[:], a.Request[:], p.Digest[:], int64(v.Reason), int64(v.Index), int64(state),
-		nanos(a.HoldUntil), nanos(p.Keep), charges.String())
+	err = t.exec(s.st.putRequest, p.Family[:], a.Request[:], p.Digest[:], int64(v.Reason), int64(v.Index),
+		int64(state), nanos(a.HoldUntil), nanos(p.Keep), charges)
 	return v, err
 }
 
-func decide(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) (guard.Verdict, error) {
+func (s *Store) decide(t txn, a *guard.Admission, p *guard.Plan) (guard.Verdict, error) {
 	now := nanos(a.Now)
 	for i, id := range a.Blocks {
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM revoked WHERE family = ? AND block = ?`, p.Family[:], id[:]).Scan(&one)
+		err := t.row(s.st.isRevoked, p.Family[:], id[:]).Scan(&one)
 		if err == nil {
 			return guard.Verdict{Reason: guard.Revoked, Index: i}, nil
 		}
@@ -118,7 +115,7 @@ func decide(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) 
 	}
 	if a.Replay != nil {
 		var until int64
-		err := tx.QueryRowContext(ctx, `SELECT until FROM replay WHERE family = ? AND digest = ?`, p.Family[:], p.Replay[:]).Scan(&until)
+		err := t.row(s.st.getReplay, p.Family[:], p.Replay[:]).Scan(&until)
 		if err == nil && now <= until {
 			return guard.Verdict{Reason: guard.Replayed, Index: -1}, nil
 		}
@@ -127,7 +124,7 @@ func decide(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) 
 		}
 	}
 	for i, c := range p.Charges {
-		spent, err := counter(ctx, tx, p.Family[:], c.Counter.String())
+		spent, err := spentOf(t.row(s.st.getCounter, p.Family[:], c.Counter.String()))
 		if err != nil {
 			return guard.Verdict{}, err
 		}
@@ -138,14 +135,10 @@ func decide(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan) 
 	return guard.Verdict{Admitted: true, Index: -1}, nil
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// counter returns what a counter holds, 0 when it does not exist.
-func counter(ctx context.Context, q querier, family []byte, name string) (uint64, error) {
+// spentOf reads what a counter holds, 0 when it does not exist.
+func spentOf(row *sql.Row) (uint64, error) {
 	var spent int64
-	err := q.QueryRowContext(ctx, `SELECT spent FROM counters WHERE family = ? AND counter = ?`, family, name).Scan(&spent)
+	err := row.Scan(&spent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -155,28 +148,26 @@ func counter(ctx context.Context, q querier, family []byte, name string) (uint64
 	return uint64(spent), err
 }
 
-// charge records the replay key and reserves every charge, writing to
-// charges what a release must give back.
-func charge(ctx context.Context, tx *sql.Tx, a *guard.Admission, p *guard.Plan, charges *strings.Builder) error {
+// charge records the replay key and reserves every charge. It returns
+// what a release must give back ("counter amount" lines) when the
+// reservation is held, and nothing when it is captured at once.
+func (s *Store) charge(t txn, a *guard.Admission, p *guard.Plan) (string, error) {
 	if a.Replay != nil && !a.Now.After(a.Replay.Until) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO replay (family, digest, until) VALUES (?, ?, ?)
-			ON CONFLICT DO UPDATE SET until = excluded.until`, p.Family[:], p.Replay[:], nanos(a.Replay.Until))
-		if err != nil {
-			return err
+		if err := t.exec(s.st.putReplay, p.Family[:], p.Replay[:], nanos(a.Replay.Until)); err != nil {
+			return "", err
 		}
 	}
+	var charges strings.Builder
 	for _, c := range p.Charges {
 		name := c.Counter.String()
-		_, err := tx.ExecContext(ctx, `INSERT INTO counters (family, counter, spent, expires) VALUES (?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET spent = spent + excluded.spent,
-			expires = CASE WHEN expires = 0 OR excluded.expires = 0 THEN 0 ELSE max(expires, excluded.expires) END`,
-			p.Family[:], name, int64(c.Amount), nanos(a.Expires))
-		if err != nil {
-			return err
+		if err := t.exec(s.st.addCounter, p.Family[:], name, int64(c.Amount), nanos(a.Expires)); err != nil {
+			return "", err
 		}
-		charges.WriteString(name + " " + strconv.FormatUint(c.Amount, 10) + "\n")
+		if p.Hold {
+			charges.WriteString(name + " " + strconv.FormatUint(c.Amount, 10) + "\n")
+		}
 	}
-	return nil
+	return charges.String(), nil
 }
 
 // nanos returns t in Unix nanoseconds, 0 for the zero time.

@@ -93,7 +93,7 @@ func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []toke
 	}
 	for i, id := range blocks {
 		var one int
-		err := s.db.QueryRowContext(ctx, `SELECT 1 FROM revoked WHERE family = ? AND block = ?`, family[:], id[:]).Scan(&one)
+		err := s.st.isRevoked.QueryRowContext(ctx, family[:], id[:]).Scan(&one)
 		if err == nil {
 			return i, nil
 		}
@@ -111,7 +111,7 @@ func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verif
 	}
 	u := make([]guard.Usage, len(budgets))
 	for i, b := range budgets {
-		spent, err := counter(ctx, s.db, family[:], guard.CounterOf(b).String())
+		spent, err := spentOf(s.st.getCounter.QueryRowContext(ctx, family[:], guard.CounterOf(b).String()))
 		if err != nil {
 			return nil, guard.Failed("sqlitestore", "spent", err)
 		}
@@ -124,10 +124,12 @@ func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verif
 func cleanup(ctx context.Context, tx *sql.Tx, now time.Time) error {
 	n := nanos(now)
 	for _, q := range []string{
-		`DELETE FROM replay WHERE rowid IN (SELECT rowid FROM replay WHERE until < ? LIMIT ?)`,
-		`DELETE FROM requests WHERE rowid IN (SELECT rowid FROM requests WHERE keep < ? LIMIT ?)`,
-		`DELETE FROM counters WHERE rowid IN (SELECT rowid FROM counters WHERE expires BETWEEN 1 AND ? - 1 LIMIT ?)`,
-		`DELETE FROM revoked WHERE rowid IN (SELECT rowid FROM revoked WHERE expires BETWEEN 1 AND ? - 1 LIMIT ?)`,
+		`DELETE FROM replay WHERE (family, digest) IN (SELECT family, digest FROM replay WHERE until < ? LIMIT ?)`,
+		`DELETE FROM requests WHERE (family, id) IN (SELECT family, id FROM requests WHERE keep < ? LIMIT ?)`,
+		`DELETE FROM counters WHERE (family, counter) IN
+			(SELECT family, counter FROM counters WHERE expires BETWEEN 1 AND ? - 1 LIMIT ?)`,
+		`DELETE FROM revoked WHERE (family, block) IN
+			(SELECT family, block FROM revoked WHERE expires BETWEEN 1 AND ? - 1 LIMIT ?)`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, n, guard.CleanBatch); err != nil {
 			return err

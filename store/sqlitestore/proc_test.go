@@ -72,7 +72,7 @@ func TestKillDuringTransaction(t *testing.T) {
 		cmd, lines := storetest.StartWorker(t, s, env...)
 		w := worker{cmd, make(chan struct{})}
 		go func() {
-			n, _ := storetest.Count(lines)
+			n, _, _ := storetest.Count(lines)
 			mu.Lock()
 			acked += n
 			mu.Unlock()
