@@ -53,8 +53,8 @@ func parseSpend(text string) (Spend, error) {
 
 // Worker is the body of a worker process. When this process is a worker
 // (started by StartWorker) it opens a store with open, spends the family
-// until a budget refuses, printing "admitted" after each admission and
-// "done" at the end, and exits; otherwise it returns at once. A failed
+// until a budget refuses, printing "admitted" after each admission
+// ("repeated" too when a retry found it admitted) and "done" at the end, and exits; otherwise it returns at once. A failed
 // Admit is retried with the same request id, so a store that restarts in
 // the middle charges each admission once. Call it from a test the worker
 // is started to run (StartWorker runs ^TestHelperProcess$).
@@ -71,6 +71,10 @@ func Worker(open func(context.Context) (guard.Store, error)) {
 		fail(err)
 	}
 	s, err := open(context.Background())
+	for deadline := time.Now().Add(time.Minute); err != nil && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond) // the store may be restarting
+		s, err = open(context.Background())
+	}
 	if err != nil {
 		fail(err)
 	}
@@ -86,6 +90,11 @@ func Worker(open func(context.Context) (guard.Store, error)) {
 			break
 		}
 		fmt.Println("admitted")
+		if v.Repeated {
+			// The first try was admitted but its reply lost: the retry
+			// got its verdict and charged nothing again.
+			fmt.Println("repeated")
+		}
 	}
 	s.Close()
 	fmt.Println("done")
@@ -122,6 +131,9 @@ func StartWorker(t *testing.T, s Spend, env ...string) (*exec.Cmd, <-chan string
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails early must not leave workers spending (and
+	// holding its output open) after it.
+	t.Cleanup(func() { cmd.Process.Kill() })
 	lines := make(chan string, 1<<12)
 	go func() {
 		defer close(lines)
@@ -133,13 +145,16 @@ func StartWorker(t *testing.T, s Spend, env ...string) (*exec.Cmd, <-chan string
 	return cmd, lines
 }
 
-// Count reads a worker's lines to the end and returns how many
-// admissions it reported and whether it reported "done".
-func Count(lines <-chan string) (admitted uint64, done bool) {
+// Count reads a worker's lines to the end and returns what it reported:
+// admissions, admissions whose first reply was lost (counted once, as
+// admissions), and whether it ended with "done".
+func Count(lines <-chan string) (admitted, repeated uint64, done bool) {
 	for l := range lines {
 		switch {
 		case l == "admitted":
 			admitted++
+		case l == "repeated":
+			repeated++
 		case l == "done":
 			done = true
 		case strings.HasPrefix(l, "=== RUN"), strings.HasPrefix(l, "---"), l == "PASS", l == "FAIL":
@@ -147,7 +162,7 @@ func Count(lines <-chan string) (admitted uint64, done bool) {
 			fmt.Fprintln(os.Stderr, "worker said:", l)
 		}
 	}
-	return admitted, done
+	return admitted, repeated, done
 }
 
 // SpendInProcesses runs n workers spending s at once and returns how many
@@ -163,7 +178,7 @@ func SpendInProcesses(t *testing.T, n int, s Spend, env ...string) uint64 {
 	for range n {
 		cmd, lines := StartWorker(t, s, env...)
 		go func() {
-			a, d := Count(lines)
+			a, _, d := Count(lines)
 			results <- result{a, d, cmd.Wait()}
 		}()
 	}
