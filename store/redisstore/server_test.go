@@ -2,10 +2,12 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,10 +68,16 @@ func (s *server) start() {
 	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
+	// The server must answer with its own pid: another process may have
+	// taken the port between the probe and the start.
+	want := "process_id:" + strconv.Itoa(s.cmd.Process.Pid) + "\r\n"
 	for {
-		err := c.Ping(context.Background()).Err()
-		if err == nil {
+		info, err := c.Info(context.Background(), "server").Result()
+		if err == nil && strings.Contains(info, want) {
 			return
+		}
+		if err == nil {
+			err = errors.New("another process answers on its port")
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("redis-server on %s did not start: %v", s.addr(), err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/guard/storetest"
 )
@@ -28,7 +29,7 @@ func TestReplicasWait(t *testing.T) {
 	}
 
 	replica := startServer(t, "--replicaof", "127.0.0.1", strconv.Itoa(primary.port))
-	waitForReplica(t, replica)
+	waitForReplica(t, primary, replica)
 	b := storetest.Admission(c, storetest.Base(), storetest.Calls(c, 0, 5))
 	if v, err := s.Admit(bg, b); err != nil || v.Admitted {
 		// The revocation was written before its WAIT failed: it holds.
@@ -45,16 +46,28 @@ func TestReplicasWait(t *testing.T) {
 	}
 }
 
-func waitForReplica(t *testing.T, replica *server) {
+// waitForReplica waits until replica follows primary: the initial sync
+// done and the command stream flowing (after a diskless sync the primary
+// streams only once the replica first acknowledges, up to a second
+// later), shown by a write the replica acknowledges.
+func waitForReplica(t *testing.T, primary, replica *server) {
 	t.Helper()
-	c := replica.client()
+	c := primary.client()
+	want := "port=" + strconv.Itoa(replica.port) + ",state=online"
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		info, _ := c.Info(bg, "replication").Result()
-		if strings.Contains(info, "master_link_status:up") {
-			return
+		if strings.Contains(info, want) {
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("replica did not connect: %s", info)
 		}
+	}
+	pipe := c.Pipeline() // one connection: WAIT counts that connection's writes
+	pipe.Set(bg, "tt-test-probe", "1", time.Minute)
+	acked := redis.NewIntCmd(bg, "wait", 1, 10_000)
+	pipe.Process(bg, acked)
+	if _, err := pipe.Exec(bg); err != nil || acked.Val() != 1 {
+		t.Fatalf("replica did not acknowledge a write: %v", err)
 	}
 }
