@@ -117,60 +117,48 @@ func (c Charge) Room(spent uint64) bool {
 // ReplayDigest returns the SHA-256 of a replay key's jti and URI, so that
 // stores keep a fixed-size key whatever their length.
 func ReplayDigest(k dpop.ReplayKey) [32]byte {
-	h := sha256.New()
-	h.Write([]byte("tickettool/v1 replay key\x00"))
-	writeString(h, k.JTI)
-	writeString(h, k.URI)
-	var d [32]byte
-	h.Sum(d[:0])
-	return d
+	var buf [512]byte
+	b := append(buf[:0], "tickettool/v1 replay key\x00"...)
+	b = appendString(b, k.JTI)
+	b = appendString(b, k.URI)
+	return sha256.Sum256(b)
 }
 
 // digest identifies what an admission asks, apart from its times, so that
 // a retry of the same call matches and a reused request id does not.
 func digest(a *Admission) [32]byte {
-	h := sha256.New()
-	h.Write([]byte("tickettool/v1 admission\x00"))
-	var n [8]byte
-	writeUint := func(v uint64) {
-		binary.BigEndian.PutUint64(n[:], v)
-		h.Write(n[:])
-	}
-	writeUint(uint64(len(a.Blocks)))
+	var buf [1024]byte
+	b := append(buf[:0], "tickettool/v1 admission\x00"...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(a.Blocks)))
 	for _, id := range a.Blocks {
-		h.Write(id[:])
+		b = append(b, id[:]...)
 	}
 	if a.Replay != nil {
-		writeUint(1)
-		writeString(h, a.Replay.Key.JTI)
-		writeString(h, a.Replay.Key.URI)
+		b = binary.BigEndian.AppendUint64(b, 1)
+		b = appendString(b, a.Replay.Key.JTI)
+		b = appendString(b, a.Replay.Key.URI)
 	} else {
-		writeUint(0)
+		b = binary.BigEndian.AppendUint64(b, 0)
 	}
-	writeUint(uint64(len(a.Budgets)))
-	for _, b := range a.Budgets {
-		writeUint(uint64(b.Block))
-		writeUint(uint64(b.Kind))
-		writeUint(Limit(b))
-		writeString(h, CounterOf(b).Currency)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(a.Budgets)))
+	for _, bu := range a.Budgets {
+		b = binary.BigEndian.AppendUint64(b, uint64(bu.Block))
+		b = binary.BigEndian.AppendUint64(b, uint64(bu.Kind))
+		b = binary.BigEndian.AppendUint64(b, Limit(bu))
+		b = appendString(b, CounterOf(bu).Currency)
 	}
 	if a.Cost != nil {
-		writeUint(1)
-		writeUint(a.Cost.Micros)
-		writeString(h, a.Cost.Currency)
+		b = binary.BigEndian.AppendUint64(b, 1)
+		b = binary.BigEndian.AppendUint64(b, a.Cost.Micros)
+		b = appendString(b, a.Cost.Currency)
 	} else {
-		writeUint(0)
+		b = binary.BigEndian.AppendUint64(b, 0)
 	}
-	var d [32]byte
-	h.Sum(d[:0])
-	return d
+	return sha256.Sum256(b)
 }
 
-type writer interface{ Write([]byte) (int, error) }
-
-func writeString(w writer, s string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	w.Write(n[:])
-	w.Write([]byte(s))
+// appendString appends s with its length in front, so that no two
+// sequences of strings encode alike.
+func appendString(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint64(b, uint64(len(s))), s...)
 }
