@@ -38,10 +38,12 @@ if rec then
   end
 end
 local reason, idx = 0, -1
-for i = 1, nb do
-  if redis.call('EXISTS', KEYS[1 + i]) == 1 then
-    reason, idx = 1, i - 1
-    break
+if redis.call('EXISTS', unpack(KEYS, 2, 1 + nb)) > 0 then
+  for i = 1, nb do
+    if redis.call('EXISTS', KEYS[1 + i]) == 1 then
+      reason, idx = 1, i - 1
+      break
+    end
   end
 end
 local jti = KEYS[2 + nb]
