@@ -8,9 +8,8 @@ import "github.com/redis/go-redis/v9"
 //
 // Numbers: counts, limits and costs are at most 2^53 (guard.MaxCount), so
 // tonumber reads them exactly and "spent > limit - amount" compares
-// exactly; amounts are written back from their ARGV strings (HINCRBY
-// takes integers) and never formatted from a Lua number, which Lua prints
-// with 14 significant digits. Times are the caller's, in µs (below 2^53
+// exactly; amounts are written back from their ARGV strings, never
+// formatted by Lua (whose tostring and .. keep 14 significant digits). Times are the caller's, in µs (below 2^53
 // until the year 2255); key expiries are Unix ms for PEXPIREAT/PXAT, the
 // server's clock, with the configured skew added.
 

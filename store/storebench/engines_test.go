@@ -2,7 +2,6 @@ package storebench
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"fmt"
@@ -127,9 +126,11 @@ func sqliteEngine(t *testing.T, normal bool) engine {
 			return err
 		}
 		defer tx.Rollback()
-		d := sha256.Sum256(binary.BigEndian.AppendUint64(nil, i))
+		// The keys the store would write for admission i.
 		now := time.Now()
-		if _, err := tx.StmtContext(ctx, putReplay).ExecContext(ctx, fam, d[:], now.Add(5*time.Minute).UnixNano()); err != nil {
+		a := admission(i, now)
+		d := guard.ReplayDigest(a.Replay.Key)
+		if _, err := tx.StmtContext(ctx, putReplay).ExecContext(ctx, fam, d[:], a.Replay.Until.UnixNano()); err != nil {
 			return err
 		}
 		for _, c := range names {
@@ -137,7 +138,7 @@ func sqliteEngine(t *testing.T, normal bool) engine {
 				return err
 			}
 		}
-		_, err = tx.StmtContext(ctx, putRequest).ExecContext(ctx, fam, d[:16], d[:], 0, -1, 2, 0,
+		_, err = tx.StmtContext(ctx, putRequest).ExecContext(ctx, fam, a.Request[:], d[:], 0, -1, 2, 0,
 			now.Add(15*time.Minute).UnixNano(), "")
 		if err != nil {
 			return err
