@@ -1,0 +1,36 @@
+package guard
+
+import (
+	"time"
+
+	"github.com/tickettool/tickettool/token"
+)
+
+// Limits and defaults. All numeric policy of the package lives here.
+const (
+	// MaxCount is the largest budget limit or cost a store accepts: 2^53,
+	// the largest integer a Lua number (an IEEE double, as Redis scripts
+	// use) holds exactly. Every store refuses a larger one, so that moving
+	// from one store to another never changes what is admitted. Counters
+	// never exceed their limit, so they stay within MaxCount too.
+	MaxCount = 1 << 53
+
+	// MaxBudgets bounds Admission.Budgets: a block holds at most one calls
+	// and one total caveat.
+	MaxBudgets = 2 * token.MaxBlocks
+
+	// RequestRetention is how long a store keeps a verdict after the last
+	// instant it can matter (the admission's Now, HoldUntil or replay
+	// Until, whichever is latest). A retry with the same request id within
+	// that time gets the first verdict; a later one is a new admission.
+	RequestRetention = 10 * time.Minute
+
+	// CleanEvery is how many admissions a store handle lets pass between
+	// two rounds of opportunistic cleanup of expired entries.
+	CleanEvery = 64
+
+	// CleanBatch bounds the expired entries of each kind (replay entries,
+	// verdicts, counters, revocations) one round of cleanup removes, so no
+	// admission pays for more than a bounded amount of it.
+	CleanBatch = 64
+)

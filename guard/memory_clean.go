@@ -1,0 +1,26 @@
+package guard
+
+import "time"
+
+// clean drops expired entries, looking at no more than 4*CleanBatch
+// entries of each map and dropping no more than CleanBatch of each, so no
+// admission pays for more than a bounded amount of it.
+func (s *MemoryStore) clean(now time.Time) {
+	sweep(s.replay, func(until time.Time) bool { return now.After(until) })
+	sweep(s.revoked, func(e time.Time) bool { return !e.IsZero() && now.After(e) })
+	sweep(s.counters, func(n *memCount) bool { return !n.expires.IsZero() && now.After(n.expires) })
+	sweep(s.requests, func(r *memRequest) bool { return now.After(r.keep) })
+}
+
+func sweep[K comparable, V any](m map[K]V, expired func(V) bool) {
+	seen, dropped := 0, 0
+	for k, v := range m {
+		if seen++; seen > 4*CleanBatch || dropped == CleanBatch {
+			return
+		}
+		if expired(v) {
+			delete(m, k)
+			dropped++
+		}
+	}
+}

@@ -1,0 +1,18 @@
+package sqlitestore
+
+import "time"
+
+// Limits and defaults. All numeric policy of the package lives here.
+const (
+	// DefaultBusyTimeout is how long a write waits for another process's
+	// write to finish when Options.BusyTimeout is zero.
+	DefaultBusyTimeout = 5 * time.Second
+
+	// SchemaVersion is the version of the schema this package writes and
+	// reads; Open refuses a file of any other version.
+	SchemaVersion = 1
+
+	// fileMode is the mode of a store file Open creates: only its owner
+	// reads or writes budgets and revocations.
+	fileMode = 0o600
+)

@@ -1,0 +1,188 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tickettool/tickettool/guard"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Sync is the durability of a committed step.
+type Sync int
+
+const (
+	// SyncFull (the default) syncs every commit: it survives power loss.
+	SyncFull Sync = iota
+	// SyncNormal syncs at checkpoints only: it survives a crash of the
+	// process, but the last commits before a power loss may be lost.
+	SyncNormal
+)
+
+// Options configures a Store. The zero value is the safe default.
+type Options struct {
+	Sync Sync
+	// BusyTimeout bounds how long a write waits for the write lock held
+	// by another process; zero means DefaultBusyTimeout. A write that
+	// cannot get it fails (and the caller refuses).
+	BusyTimeout time.Duration
+}
+
+// Store is a guard.Store in one SQLite file.
+type Store struct {
+	db     *sql.DB
+	st     *stmts
+	mu     sync.Mutex // guards admits
+	admits int
+}
+
+var _ guard.Store = (*Store)(nil)
+
+// Open opens the store in the file at path, creating it (mode 0600) and
+// its schema if it does not exist. It refuses a file others may write, a
+// file that is not a store, and a store of an unknown schema version.
+func Open(ctx context.Context, path string, o Options) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, guard.Failed("sqlitestore", "open", err)
+	}
+	if err := createFile(abs); err != nil {
+		return nil, err
+	}
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	sync := "FULL"
+	if o.Sync == SyncNormal {
+		sync = "NORMAL"
+	}
+	q := url.Values{}
+	q.Set("mode", "rw") // never create: createFile did, with its mode
+	q.Set("_txlock", "immediate")
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", sync)
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, guard.Failed("sqlitestore", "open", err)
+	}
+	// One connection per handle: writes are serialised anyway, and the
+	// database/sql pool then queues callers fairly, honouring their
+	// contexts, instead of SQLite's busy handler polling.
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxIdleTime(0)
+	s := &Store{db: db}
+	if err := s.schema(ctx, abs); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.st, err = prepare(ctx, db); err != nil {
+		db.Close()
+		return nil, guard.Failed("sqlitestore", "open", err)
+	}
+	return s, nil
+}
+
+// createFile creates the store file with mode 0600 unless it exists, and
+// refuses an existing file that is not a regular file or that others may
+// write.
+func createFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+	if err == nil {
+		if err := f.Close(); err != nil {
+			return guard.Failed("sqlitestore", "open", err)
+		}
+		return nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return guard.Failed("sqlitestore", "open", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return guard.Failed("sqlitestore", "open", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("sqlitestore: %s is not a regular file", path)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("sqlitestore: %s is writable by others (mode %#o): anyone who can write it can reset budgets; chmod 600 it",
+			path, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// schemaSQL is version 1. Tables are WITHOUT ROWID: a row lives in its
+// primary key's B-tree, so a step dirties fewer pages; the expiry
+// indexes serve cleanup.
+const schemaSQL = `
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE revoked (family BLOB NOT NULL, block BLOB NOT NULL, expires INTEGER NOT NULL,
+	PRIMARY KEY (family, block)) WITHOUT ROWID;
+CREATE INDEX revoked_expires ON revoked (expires);
+CREATE TABLE replay (family BLOB NOT NULL, digest BLOB NOT NULL, until INTEGER NOT NULL,
+	PRIMARY KEY (family, digest)) WITHOUT ROWID;
+CREATE INDEX replay_until ON replay (until);
+CREATE TABLE counters (family BLOB NOT NULL, counter TEXT NOT NULL, spent INTEGER NOT NULL,
+	expires INTEGER NOT NULL, PRIMARY KEY (family, counter)) WITHOUT ROWID;
+CREATE INDEX counters_expires ON counters (expires);
+CREATE TABLE requests (family BLOB NOT NULL, id BLOB NOT NULL, digest BLOB NOT NULL,
+	reason INTEGER NOT NULL, idx INTEGER NOT NULL, state INTEGER NOT NULL,
+	hold INTEGER NOT NULL, keep INTEGER NOT NULL, charges TEXT NOT NULL,
+	PRIMARY KEY (family, id)) WITHOUT ROWID;
+CREATE INDEX requests_keep ON requests (keep);
+`
+
+// schema creates the schema in an empty file, or checks the version of an
+// existing one, in one write transaction so that processes opening a new
+// file at once create it once.
+func (s *Store) schema(ctx context.Context, path string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return guard.Failed("sqlitestore", "open", err)
+	}
+	defer tx.Rollback()
+	var tables int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&tables); err != nil {
+		return guard.Failed("sqlitestore", "open", err)
+	}
+	if tables == 0 {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return guard.Failed("sqlitestore", "open", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version VALUES (?)`, SchemaVersion); err != nil {
+			return guard.Failed("sqlitestore", "open", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return guard.Failed("sqlitestore", "open", err)
+		}
+		return nil
+	}
+	var version int64
+	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %s is not a tickettool store (no schema version: %v)", path, err)
+	}
+	if version != SchemaVersion {
+		return fmt.Errorf("sqlitestore: %s has schema version %d; this build reads version %d only", path, version, SchemaVersion)
+	}
+	return nil
+}
+
+// Close implements guard.Store.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return guard.Failed("sqlitestore", "close", err)
+	}
+	return nil
+}
