@@ -11,7 +11,7 @@
 //	key field     type                 present
 //	 1  seq       uint                 always: the record's index in its log, from 0
 //	 2  time      uint                 always: Unix time in milliseconds (UTC)
-//	 3  kind      uint 1..6            always: intent, minted, delegated, allowed, refused, other
+//	 3  kind      uint 1..8            always: intent, minted, delegated, allowed, refused, other, captured, released
 //	 4  ticket    bstr, 1..64 bytes    when non-empty: the ticket id
 //	 5  family    bstr, 1..64 bytes    when non-empty: the block-0 ticket id of its family
 //	 6  block     uint, 1..65535       when non-zero: the ticket's block

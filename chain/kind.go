@@ -6,7 +6,7 @@ import (
 )
 
 // Kind says what a record records. It is field 3 of a record; values
-// outside KindIntent..KindOther are refused on encode and decode.
+// outside KindIntent..KindReleased are refused on encode and decode.
 type Kind uint8
 
 // The kinds of record. KindOther is for anything else a caller records,
@@ -18,6 +18,8 @@ const (
 	KindAllowed   Kind = 4 // a request was allowed
 	KindRefused   Kind = 5 // a request was refused; check and caveat say why
 	KindOther     Kind = 6 // anything else
+	KindCaptured  Kind = 7 // an allowed call ran: its reservation is charged for good
+	KindReleased  Kind = 8 // an allowed call did not run: its reservation was given back
 )
 
 var kindNames = [...]string{
@@ -27,12 +29,15 @@ var kindNames = [...]string{
 	KindAllowed:   "allowed",
 	KindRefused:   "refused",
 	KindOther:     "other",
+	KindCaptured:  "captured",
+	KindReleased:  "released",
 }
 
-func (k Kind) valid() bool { return k >= KindIntent && k <= KindOther }
+func (k Kind) valid() bool { return k >= KindIntent && k <= KindReleased }
 
 // String returns the kind's name ("intent", "minted", "delegated",
-// "allowed", "refused", "other"), or "kind(N)" for an invalid kind.
+// "allowed", "refused", "other", "captured", "released"), or "kind(N)" for
+// an invalid kind.
 func (k Kind) String() string {
 	if k.valid() {
 		return kindNames[k]
@@ -42,7 +47,7 @@ func (k Kind) String() string {
 
 // ParseKind returns the kind named s, as String spells it.
 func ParseKind(s string) (Kind, error) {
-	for k := KindIntent; k <= KindOther; k++ {
+	for k := KindIntent; k <= KindReleased; k++ {
 		if kindNames[k] == s {
 			return k, nil
 		}

@@ -91,7 +91,7 @@ func fill(n, size int) []string {
 }
 
 func TestKindAndAlgNames(t *testing.T) {
-	for k := KindIntent; k <= KindOther; k++ {
+	for k := KindIntent; k <= KindReleased; k++ {
 		if p, err := ParseKind(k.String()); err != nil || p != k {
 			t.Fatalf("kind %d: %v", k, err)
 		}

@@ -123,7 +123,7 @@ func checkRecord(t *testing.T, r chain.Record, data []byte) {
 	switch {
 	case len(data) > chain.MaxRecordBytes:
 		t.Fatalf("accepted a record of %d bytes", len(data))
-	case r.Kind < chain.KindIntent || r.Kind > chain.KindOther:
+	case r.Kind < chain.KindIntent || r.Kind > chain.KindReleased:
 		t.Fatalf("accepted kind %d", r.Kind)
 	case sigLen == 0 || len(r.Sig) != sigLen:
 		t.Fatalf("accepted alg %v with a %d-byte signature", r.Alg, len(r.Sig))

@@ -34,3 +34,12 @@ const (
 	// admission pays for more than a bounded amount of it.
 	CleanBatch = 64
 )
+
+// Receipt field bounds: request-derived fields are cut to fit a receipt
+// (marked where cut), so a hostile request cannot make its own refusal
+// unrecordable.
+const (
+	maxName     = 256     // a receipt's tool and op
+	maxSubject  = 512     // one subject
+	maxSubjects = 8 << 10 // all subjects together
+)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/verify"
 )
 
@@ -45,8 +47,9 @@ func (c *pendingCall) readOnly() bool { return c.known && c.spec.ReadOnly }
 
 // verdict is what the proxy does with a tools/call.
 type verdict struct {
-	forward bool
-	answer  []byte // the response to the agent when not forwarded
+	forward  bool
+	answer   []byte          // the response to the agent when not forwarded
+	decision *guard.Decision // an allowed call's admission, to settle
 }
 
 // agentParams decodes the params of a request or notification from the
@@ -136,14 +139,14 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	if st.bound {
 		req.Holder = p.prove(st, c.name, now)
 	}
-	d, err := p.guard.Check(st.ticket, req, now)
+	d, err := p.guard.Check(context.Background(), st.ticket, req, now)
 	if err != nil {
 		p.log.Printf("tools/call %q not forwarded: %v", c.name, err)
 		return verdict{answer: errorResponse(c.m.id, codeInternalError,
 			"mcp: the decision could not be recorded durably, so the call was not forwarded: "+err.Error())}
 	}
 	if d.Allowed {
-		return verdict{forward: true}
+		return verdict{forward: true, decision: &d}
 	}
 	text := RefusalPrefix + refusalText(d.Refusals)
 	p.log.Printf("tools/call %q: %s", c.name, text)
@@ -214,4 +217,37 @@ func modern(params map[string]json.RawMessage) bool {
 	}
 	var v string
 	return json.Unmarshal(meta[protocolVersionMeta], &v) == nil && v >= "2026-07-28"
+}
+
+// settle ends an allowed call's reservation once its outcome is known:
+// captured when the server answered with a result (an isError result too:
+// the call ran), or with an error that does not show the call never ran;
+// released when the error shows it never ran (parse error, invalid
+// request, method not found, invalid params) or it was never forwarded.
+// A call the server never answers keeps its reservation until its hold
+// ends (Config.Hold), then counts as spent. Every settlement leaves a
+// receipt; a settlement that fails is logged and the reservation ends with
+// its hold, captured.
+func (p *Proxy) settle(d *guard.Decision, o guard.Outcome) {
+	if err := p.guard.Settle(context.Background(), d, o, p.cfg.Now()); err != nil {
+		p.log.Printf("tools/call: %v", err)
+	}
+}
+
+// outcomeOf says whether an answer of the server shows the call ran.
+func outcomeOf(fields map[string]json.RawMessage) guard.Outcome {
+	raw, isError := fields["error"]
+	if !isError {
+		return guard.Capture
+	}
+	var e struct {
+		Code *int `json:"code"`
+	}
+	if json.Unmarshal(raw, &e) == nil && e.Code != nil {
+		switch *e.Code {
+		case codeParseError, codeInvalidRequest, codeMethodNotFound, codeInvalidParams:
+			return guard.Release
+		}
+	}
+	return guard.Capture
 }

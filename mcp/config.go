@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -24,9 +25,14 @@ type Config struct {
 	// Keys verify the ticket; Options are the verifier's own policy.
 	Keys    *token.Keyring
 	Options verify.Options
-	// Ledger counts calls and spend; nil means an in-memory ledger that
-	// lives as long as the Proxy.
-	Ledger verify.Ledger
+	// Store keeps budgets, used DPoP proofs and revocations, shared by
+	// every guard on it; nil means a guard.MemoryStore that lives as long
+	// as the Proxy.
+	Store guard.Store
+	// Hold is how long an allowed call's budgets stay reserved while its
+	// outcome is unknown (no answer from the server); then they count as
+	// spent. 0 means DefaultHold.
+	Hold time.Duration
 	// Receipts, when set, receives one durable receipt per tools/call
 	// decision, before an allowed call is forwarded.
 	Receipts *chain.Log
@@ -63,7 +69,7 @@ type Config struct {
 // replaces the ticket while it serves.
 type Proxy struct {
 	cfg    Config // read-only once New returns; cfg.Ticket is nil
-	guard  *verify.Guard
+	guard  *guard.Guard
 	ticket atomic.Pointer[ticketState]
 	log    *log.Logger
 }
@@ -112,8 +118,11 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	var err error
-	p.guard, err = verify.NewGuard(verify.GuardConfig{
-		Keys: cfg.Keys, Options: cfg.Options, Ledger: cfg.Ledger, Receipts: cfg.Receipts,
+	if p.cfg.Hold <= 0 {
+		p.cfg.Hold = DefaultHold
+	}
+	p.guard, err = guard.New(guard.Config{
+		Keys: cfg.Keys, Options: cfg.Options, Store: cfg.Store, Receipts: cfg.Receipts, Hold: p.cfg.Hold,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)

@@ -9,7 +9,7 @@
 //
 // From the agent:
 //
-//   - tools/call is checked with verify.Guard before it is forwarded:
+//   - tools/call is checked with guard.Guard before it is forwarded:
 //     Request.Tool is the tool's name, qualified as NAME/tool when
 //     Config.ServerName is set; Request.Op is "invoke"; the paths and URLs
 //     are the arguments the Profile names (Filesystem() by default), each
@@ -19,7 +19,13 @@
 //     Config.Audience. A bound ticket's DPoP proof is made here with
 //     Config.Holder (htm POST, htu mcp://SERVER/TOOL, SERVER being the
 //     server name or "server"). One receipt per decision is durable before
-//     Check returns, so before an allowed call is forwarded. A refused call
+//     Check returns, so before an allowed call is forwarded. An allowed
+//     call's budgets are reserved in Config.Store and settled by the
+//     server's answer: captured by a result (an isError result too: the
+//     call ran) or an error that does not show it never ran, released by a
+//     parse error, invalid request, method not found or invalid params; a
+//     call never answered stays reserved until Config.Hold ends, then
+//     counts as spent. Each settlement is a receipt too. A refused call
 //     never reaches the server; the agent gets a result with isError and one
 //     text block, RefusalPrefix followed by every verify.Refusal.String,
 //     joined by "; ". A call whose subject arguments have the wrong type,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/tickettool/tickettool/guard"
 )
 
 // gate orders the tools/call requests of one session against the calls the
@@ -225,13 +227,15 @@ func (s *session) runCall(c *pendingCall) error {
 	}
 	line, err := s.p.filterParams(st, c.m, c.params, c.line)
 	if err != nil {
+		s.p.settle(v.decision, guard.Release)
 		s.unqueue(c, nil)
 		return s.answer(c.m, errorResponse(c.m.id, codeInvalidParams, err.Error()))
 	}
 	s.gate.enter(c.m.key, c.readOnly())
-	s.unqueue(c, &pendingReq{call: true, dirs: c.spec.ListsDirectories})
+	s.unqueue(c, &pendingReq{call: true, decision: v.decision, dirs: c.spec.ListsDirectories})
 	if err := s.server.line(line); err != nil {
 		s.answered(c.m.key)
+		s.p.settle(v.decision, guard.Release)
 		s.p.log.Printf("tools/call %q: could not forward to the server: %v", c.name, err)
 	}
 	return nil

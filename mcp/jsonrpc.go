@@ -17,6 +17,7 @@ import (
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 	codeInternalError  = -32603
 )

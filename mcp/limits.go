@@ -49,6 +49,12 @@ const (
 	// error at once.
 	maxQueuedCalls = 1024
 
+	// DefaultHold is how long an allowed call's budgets stay reserved when
+	// the server never answers it (it died, or the session ended first):
+	// until then an answer showing the call never ran gives them back;
+	// after, they count as spent.
+	DefaultHold = 10 * time.Minute
+
 	// GateTimeout is how long a tools/call waits for the calls in flight
 	// before it is answered with an error instead of being checked.
 	GateTimeout = 2 * time.Minute

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/tickettool/tickettool/guard"
 )
 
 // Serve proxies one MCP session: newline-delimited JSON-RPC from agentIn
@@ -92,7 +94,8 @@ type session struct {
 // answer is never taken for another request's (the answer to a ping must
 // not release the gate held by a move_file with the same id).
 type pendingReq struct {
-	call      bool // a tools/call: the gate counts it in flight
+	call      bool            // a tools/call: the gate counts it in flight
+	decision  *guard.Decision // the call's admission, settled by the answer
 	toolsList bool // a tools/list: the answer's tools are filtered
 	dirs      bool // a directory listing: the answer is cut down
 }
@@ -185,7 +188,9 @@ func (s *session) tooLong(scan *topScan, from string, back *writer) error {
 		}
 		return back.line(errorResponse(scan.id, codeInvalidRequest, msg))
 	case !scan.hasMethod && scan.id != nil && from == "server":
-		s.answered(keyOf1(scan.id))
+		if r, _ := s.answered(keyOf1(scan.id)); r.decision != nil {
+			s.p.settle(r.decision, guard.Capture) // it ran; only its answer is lost
+		}
 		s.p.log.Printf("replaced an answer from the server with an error: %s", msg)
 		return s.agent.line(errorResponse(scan.id, codeInternalError, "mcp: the server's answer was longer than the guard's limit of "+fmt.Sprint(s.p.cfg.MaxMessageBytes)+" bytes"))
 	}
@@ -385,6 +390,9 @@ func (s *session) fromServer(line []byte, long *topScan) error {
 		}
 	case !m.hasMethod:
 		r, _ := s.answered(m.key)
+		if r.decision != nil {
+			s.p.settle(r.decision, outcomeOf(m.fields))
+		}
 		res, isResult := m.fields["result"]
 		var nr json.RawMessage
 		switch {

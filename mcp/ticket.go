@@ -60,7 +60,7 @@ func (p *Proxy) state() *ticketState { return p.ticket.Load() }
 // makes: on any error (a *StartError for a ticket that can never allow a
 // call, another error for a bound ticket whose holder is not
 // Config.Holder) the proxy keeps its ticket. Calls decided from then on
-// use the new ticket; budgets and DPoP replay are the Ledger's, shared by
+// use the new ticket; budgets and DPoP replay are the Store's, shared by
 // both (a calls budget is counted per block, so an attenuation of the old
 // ticket spends the old ticket's budget too). SetTicket is safe to call
 // while the proxy serves.

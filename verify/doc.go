@@ -27,5 +27,5 @@
 //
 // The stateful parts — counting calls and spend against Decision.Budgets,
 // remembering DPoP proofs, writing receipts — belong to the caller (see
-// Guard).
+// package guard).
 package verify

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,17 +10,20 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
+// These tests of guard.Guard live beside verify's fixtures.
+
 // TestGuardFamilyBudget: the parent allows 10 calls and every ticket
 // attenuated from it shares them; the child's own 3 calls are its own.
 func TestGuardFamilyBudget(t *testing.T) {
 	for _, f := range fixtures(t) {
-		g, _ := verify.NewGuard(verify.GuardConfig{Keys: f.keys})
+		g, _ := guard.New(guard.Config{Keys: f.keys})
 		r := req("read_file", "src/discount/a", "https://a.example.org/")
 		sibling, err := f.parent.Attenuate(parse(t, "calls=8"), nil)
 		if err != nil {
@@ -27,7 +31,7 @@ func TestGuardFamilyBudget(t *testing.T) {
 		}
 		allowed := 0
 		for _, tk := range []*token.Ticket{f.child, f.child, f.child, f.child, sibling, sibling, sibling, sibling, sibling, sibling, sibling, sibling, f.parent, f.parent} {
-			d, err := g.Check(tk, r, t0)
+			d, err := g.Check(context.Background(), tk, r, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +44,7 @@ func TestGuardFamilyBudget(t *testing.T) {
 		if allowed != 10 {
 			t.Errorf("%s: %d calls allowed across the family, want 10", f.name, allowed)
 		}
-		d, _ := g.Check(f.child, r, t0)
+		d, _ := g.Check(context.Background(), f.child, r, t0)
 		if d.Allowed || d.Refusals[0].Kind != caveat.Calls {
 			t.Errorf("%s: exhausted budget refusal %+v", f.name, d.Refusals)
 		}
@@ -51,7 +55,7 @@ func TestGuardFamilyBudget(t *testing.T) {
 // of 3, exactly 3 are granted.
 func TestGuardRaceForLastUnit(t *testing.T) {
 	f := fixtures(t)[0]
-	g, _ := verify.NewGuard(verify.GuardConfig{Keys: f.keys})
+	g, _ := guard.New(guard.Config{Keys: f.keys})
 	r := req("read_file", "src/discount/a", "https://a.example.org/")
 	var granted atomic.Int32
 	var wg sync.WaitGroup
@@ -59,7 +63,7 @@ func TestGuardRaceForLastUnit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if d, err := g.Check(f.child, r, t0); err == nil && d.Allowed {
+			if d, err := g.Check(context.Background(), f.child, r, t0); err == nil && d.Allowed {
 				granted.Add(1)
 			}
 		}()
@@ -76,8 +80,8 @@ func TestGuardTotalBudgetAndRefusedNotCharged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := verify.NewMemoryLedger()
-	g, _ := verify.NewGuard(verify.GuardConfig{Keys: f.keys, Ledger: ledger})
+	store := guard.NewMemoryStore()
+	g, _ := guard.New(guard.Config{Keys: f.keys, Store: store})
 	call := func(path, cost string) bool {
 		r := req("read_file", path, "https://a.example.org/")
 		a, err := caveat.ParseAmount(cost)
@@ -85,7 +89,7 @@ func TestGuardTotalBudgetAndRefusedNotCharged(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Cost = &a
-		d, err := g.Check(tk, r, t0)
+		d, err := g.Check(context.Background(), tk, r, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,8 +108,15 @@ func TestGuardTotalBudgetAndRefusedNotCharged(t *testing.T) {
 		t.Fatal("call past the total allowed")
 	}
 	d, _ := verify.Verify(tk, &caveat.Request{}, f.keys, t0, nil)
-	if _, spent := ledger.Spent(d.BlockIDs[2]); spent != 900000 {
-		t.Fatalf("spent %d micros, want 900000", spent)
+	var total []verify.Budget
+	for _, b := range d.Budgets {
+		if b.Kind == caveat.Total {
+			total = append(total, b)
+		}
+	}
+	use, err := store.Spent(context.Background(), d.BlockIDs[0], total)
+	if err != nil || len(use) != 1 || use[0].Spent != 900000 {
+		t.Fatalf("spent %+v (%v), want 900000 micros", use, err)
 	}
 }
 
@@ -120,7 +131,7 @@ func TestGuardReceipts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _ := verify.NewGuard(verify.GuardConfig{Keys: f.keys, Receipts: log})
+	g, _ := guard.New(guard.Config{Keys: f.keys, Receipts: log})
 	if err := g.RecordIntent("upgrade pricing deps", t0); err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +141,8 @@ func TestGuardReceipts(t *testing.T) {
 	if err := g.RecordDelegated(f.child, t0); err != nil {
 		t.Fatal(err)
 	}
-	g.Check(f.child, req("read_file", "src/discount/a", "https://a.example.org/"), t0)
-	g.Check(f.child, req("read_file", "src/discount-other/a", "https://a.example.org/"), t0)
+	g.Check(context.Background(), f.child, req("read_file", "src/discount/a", "https://a.example.org/"), t0)
+	g.Check(context.Background(), f.child, req("read_file", "src/discount-other/a", "https://a.example.org/"), t0)
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +186,12 @@ func TestGuardRecordsHostileRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _ := verify.NewGuard(verify.GuardConfig{Keys: f.keys, Receipts: log})
+	g, _ := guard.New(guard.Config{Keys: f.keys, Receipts: log})
 	r := req(strings.Repeat("\xff", 5000), "", "")
 	for i := range 300 {
 		r.Paths = append(r.Paths, "src/\xfe"+strings.Repeat("x", i*10))
 	}
-	d, err := g.Check(f.child, r, t0)
+	d, err := g.Check(context.Background(), f.child, r, t0)
 	if err != nil {
 		t.Fatalf("hostile request could not be recorded: %v", err)
 	}

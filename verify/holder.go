@@ -16,10 +16,17 @@ import (
 // DPoPOptions tune the DPoP check of bound tickets (RFC 9449 §4.3). Zero
 // values take package dpop's defaults.
 type DPoPOptions struct {
-	Algorithms []jose.SignatureAlgorithm
+	// Algorithms is the allow-list of the proofs' "alg" values (RFC 7518
+	// names: "EdDSA", "ES256"); nil means dpop.DefaultAlgorithms().
+	Algorithms []Algorithm
 	MaxAge     time.Duration
 	FutureSkew time.Duration
 }
+
+// Algorithm is a JWS algorithm name (RFC 7518 §3.1), as a proof's "alg"
+// header states it. It is verify's own type, so that the verifier's
+// policy names no type of the JOSE library it uses.
+type Algorithm string
 
 // checkRebind checks block i of a chain that was bound to prev (a jkt, or
 // nil) before it. A block that names a new holder of a bound ticket must
@@ -74,7 +81,7 @@ func (d *Decision) checkHolder(t *token.Ticket, c *token.Chain, holder []byte, r
 	p, err := dpop.Check(h.Proof, dpop.Expectations{
 		Method: h.Method, URI: h.URI, Nonce: h.Nonce,
 		AccessToken: t.String(), Thumbprint: jktText(holder),
-		Algorithms: o.Algorithms, MaxAge: o.MaxAge, FutureSkew: o.FutureSkew,
+		Algorithms: joseAlgorithms(o.Algorithms), MaxAge: o.MaxAge, FutureSkew: o.FutureSkew,
 	}, now)
 	if err != nil {
 		var de *dpop.Error
@@ -89,3 +96,16 @@ func (d *Decision) checkHolder(t *token.Ticket, c *token.Chain, holder []byte, r
 }
 
 func jktText(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// joseAlgorithms converts the allow-list for package dpop; nil stays nil
+// (dpop's defaults).
+func joseAlgorithms(as []Algorithm) []jose.SignatureAlgorithm {
+	if as == nil {
+		return nil
+	}
+	out := make([]jose.SignatureAlgorithm, len(as))
+	for i, a := range as {
+		out[i] = jose.SignatureAlgorithm(a)
+	}
+	return out
+}

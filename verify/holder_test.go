@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"context"
 	"crypto"
 	"errors"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
@@ -181,21 +183,21 @@ func TestGuardReplay(t *testing.T) {
 	alice := newHolder(t, "EdDSA", "alice")
 	for _, f := range fixtures(t) {
 		bound, _ := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
-		g, err := verify.NewGuard(verify.GuardConfig{Keys: f.keys})
+		g, err := guard.New(guard.Config{Keys: f.keys})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := alice.proof(t, bound, "same-jti")
-		if d, err := g.Check(bound, boundRequest(p), t0); err != nil || !d.Allowed {
+		if d, err := g.Check(context.Background(), bound, boundRequest(p), t0); err != nil || !d.Allowed {
 			t.Fatalf("%s: first use: %v %v", f.name, err, d.Refusals)
 		}
-		if d, _ := g.Check(bound, boundRequest(p), t0.Add(time.Second)); d.Allowed || d.Refusals[0].Check != verify.CheckDPoP {
+		if d, _ := g.Check(context.Background(), bound, boundRequest(p), t0.Add(time.Second)); d.Allowed || d.Refusals[0].Check != verify.CheckDPoP {
 			t.Errorf("%s: replayed proof: %+v", f.name, d.Refusals)
 		}
 		// The same jti for another htu is another proof.
 		p2, _ := dpop.Make(alice.key, htm, "mcp://workspace/list", dpop.MakeOptions{AccessToken: bound.String(), IssuedAt: t0, JTI: "same-jti"})
 		r := boundRequest(&caveat.HolderProof{Proof: p2, Method: htm, URI: "mcp://workspace/list"})
-		if d, _ := g.Check(bound, r, t0); !d.Allowed {
+		if d, _ := g.Check(context.Background(), bound, r, t0); !d.Allowed {
 			t.Errorf("%s: same jti, other htu: %v", f.name, d.Refusals)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/token"
-	"github.com/tickettool/tickettool/verify"
 )
 
 const demoUsage = `
@@ -210,10 +210,10 @@ func (d *demo) story() error {
 }
 
 // recordStory writes the intent, minting and delegation receipts, as a
-// harness does through the Go API (verify.Guard).
+// harness does through the Go API (guard.Guard).
 func (d *demo) recordStory(intent, agentText, subText string) error {
 	d.say("\nThe harness records the intent, the minting and the delegation in the receipt log")
-	d.say("(Go API: verify.Guard's RecordIntent, RecordMinted, RecordDelegated).")
+	d.say("(Go API: guard.Guard's RecordIntent, RecordMinted, RecordDelegated).")
 	rk, err := chain.ReadKeyFile(d.path("receipts.key"))
 	if err != nil {
 		return err
@@ -227,7 +227,7 @@ func (d *demo) recordStory(intent, agentText, subText string) error {
 		return err
 	}
 	defer log.Close()
-	g, err := verify.NewGuard(verify.GuardConfig{Keys: keys, Receipts: log})
+	g, err := guard.New(guard.Config{Keys: keys, Receipts: log})
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func idPrefix(t *testing.T, text string) string {
 }
 
 // guard is a running `tickettool mcp` and the agent's end of its stdio.
-type guard struct {
+type guardProc struct {
 	cmd     *exec.Cmd
 	in      io.WriteCloser
 	lines   chan string // the guard's stdout, line by line
@@ -121,9 +121,9 @@ type guard struct {
 	hangups int
 }
 
-func startGuard(t *testing.T, bin, dir string, args ...string) *guard {
+func startGuard(t *testing.T, bin, dir string, args ...string) *guardProc {
 	t.Helper()
-	g := &guard{cmd: exec.Command(bin, args...), lines: make(chan string, 16), stderr: &safeBuffer{}}
+	g := &guardProc{cmd: exec.Command(bin, args...), lines: make(chan string, 16), stderr: &safeBuffer{}}
 	g.cmd.Dir = dir
 	// Under -race the children would sleep 1 s at exit otherwise.
 	g.cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
@@ -151,7 +151,7 @@ func startGuard(t *testing.T, bin, dir string, args ...string) *guard {
 }
 
 // call makes a tools/call and returns the guard's answer to it.
-func (g *guard) call(t *testing.T, tool string) string {
+func (g *guardProc) call(t *testing.T, tool string) string {
 	t.Helper()
 	g.nextID++
 	fmt.Fprintf(g.in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`+"\n", g.nextID, tool)
@@ -171,14 +171,14 @@ func (g *guard) call(t *testing.T, tool string) string {
 	}
 }
 
-func (g *guard) ran(t *testing.T, tool string) {
+func (g *guardProc) ran(t *testing.T, tool string) {
 	t.Helper()
 	if line := g.call(t, tool); !strings.Contains(line, `"text":"ran `+tool+`"`) {
 		t.Fatalf("%s was not run: %s", tool, line)
 	}
 }
 
-func (g *guard) refused(t *testing.T, tool, why string) {
+func (g *guardProc) refused(t *testing.T, tool, why string) {
 	t.Helper()
 	if line := g.call(t, tool); !strings.Contains(line, `"text":"refused by ticket: `) || !strings.Contains(line, why) {
 		t.Fatalf("%s: got %s, want a refusal with %q", tool, line, why)
@@ -186,7 +186,7 @@ func (g *guard) refused(t *testing.T, tool, why string) {
 }
 
 // hangup sends SIGHUP and waits for the log line it causes.
-func (g *guard) hangup(t *testing.T, line string) {
+func (g *guardProc) hangup(t *testing.T, line string) {
 	t.Helper()
 	g.hangups++
 	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
@@ -204,7 +204,7 @@ func (g *guard) hangup(t *testing.T, line string) {
 }
 
 // close ends the agent's input and returns the guard's exit status.
-func (g *guard) close(t *testing.T) int {
+func (g *guardProc) close(t *testing.T) int {
 	t.Helper()
 	g.in.Close()
 	for range g.lines {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -130,7 +132,7 @@ func runVerify(e *env, args []string) error {
 		}
 		req.Holder = &caveat.HolderProof{Proof: p, Method: *htm, URI: *htu}
 	}
-	cfg := verify.GuardConfig{Keys: keys, Options: opts}
+	cfg := guard.Config{Keys: keys, Options: opts}
 	if *receipts != "" {
 		log, err := openReceipts(*receipts, *receiptKey)
 		if err != nil {
@@ -139,15 +141,15 @@ func runVerify(e *env, args []string) error {
 		defer log.Close()
 		cfg.Receipts = log
 	}
-	g, err := verify.NewGuard(cfg)
+	g, err := guard.New(cfg)
 	if err != nil {
 		return err
 	}
-	d, err := g.Check(t, req, now)
+	d, err := g.Check(context.Background(), t, req, now)
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}
-	return printDecision(e, t, vk, &d, "allowed", "refused", *ids, *proof == "")
+	return printDecision(e, t, vk, &d.Decision, "allowed", "refused", *ids, *proof == "")
 }
 
 // openReceipts opens (or creates) a receipt log for appending.

@@ -1,0 +1,208 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// CheckStore names a refusal because the store failed: the call is refused
+// (fail closed), and the reason says what failed.
+const CheckStore verify.Check = "store"
+
+// Config configures a Guard. Keys is required.
+type Config struct {
+	Keys    *token.Keyring
+	Options verify.Options
+	// Store keeps budgets, used DPoP proofs and revocations; nil means a
+	// new MemoryStore, which lives as long as the Guard.
+	Store Store
+	// Receipts, when set, receives one record per decision and one per
+	// settlement, each durable before the method returns.
+	Receipts *chain.Log
+	// Hold is how long an allowed call's reservation is held for Settle:
+	// a caller that learns whether the call ran (the MCP guard) captures or
+	// releases it; one that never settles has it captured when the hold
+	// ends. Zero captures at admission, for a caller that never learns an
+	// outcome (tickettool verify).
+	Hold time.Duration
+}
+
+// Guard is the stateful adapter a harness calls before every tool call: it
+// runs the pure verify.Verify, then, for an allowed call, admits it in the
+// store in one atomic step (no block revoked, the DPoP proof never used,
+// room in every budget, the proof recorded and the budgets charged), and
+// writes one receipt for every decision. It is safe for concurrent use,
+// and every Guard on one store shares its budgets.
+type Guard struct {
+	cfg Config
+}
+
+// New returns a guard.
+func New(cfg Config) (*Guard, error) {
+	if cfg.Keys == nil {
+		return nil, errors.New("guard: config needs a keyring")
+	}
+	if cfg.Store == nil {
+		cfg.Store = NewMemoryStore()
+	}
+	if cfg.Hold < 0 {
+		return nil, errors.New("guard: hold must not be negative")
+	}
+	return &Guard{cfg: cfg}, nil
+}
+
+// Decision is verify's decision on a call, and for an allowed call the
+// admission that holds its reservation.
+type Decision struct {
+	verify.Decision
+	// Request names the admission of an allowed call (zero otherwise):
+	// pass the Decision to Settle.
+	Request RequestID
+}
+
+// family returns the id of block 0, or the zero id when the chain did not
+// verify.
+func (d *Decision) family() token.BlockID {
+	if len(d.BlockIDs) == 0 {
+		return token.BlockID{}
+	}
+	return d.BlockIDs[0]
+}
+
+// Check decides whether t allows req at now. A call that verify allows is
+// admitted in the store; a refusal there (a revoked block, a replayed
+// proof, a spent budget) or a store that fails refuses it, and the refusal
+// says which. With receipts configured, the decision's receipt is durable
+// when Check returns.
+//
+// A non-nil error means the call must not run and was not recorded: the
+// request was malformed (nil ticket, keyring or request), or the receipt
+// could not be written (an admission is then released, when held).
+func (g *Guard) Check(ctx context.Context, t *token.Ticket, req *caveat.Request, now time.Time) (Decision, error) {
+	vd, err := verify.Verify(t, req, g.cfg.Keys, now, &g.cfg.Options)
+	if err != nil {
+		return Decision{}, err
+	}
+	d := Decision{Decision: vd}
+	if d.Allowed {
+		g.admit(ctx, &d, t, req, now)
+	}
+	if g.cfg.Receipts == nil {
+		return d, nil
+	}
+	rec := receiptFor(&d.Decision, t, req)
+	if d.Allowed {
+		rec.Note = "request " + d.Request.String()
+	}
+	if err := g.record(rec, now); err != nil {
+		if d.Allowed && g.cfg.Hold > 0 {
+			g.cfg.Store.Settle(ctx, d.family(), d.Request, Release, now)
+		}
+		return Decision{}, err
+	}
+	return d, nil
+}
+
+// admit admits an allowed decision in the store, or turns it into a
+// refusal. An Admit that fails is tried once more with the same request
+// id, so a lost reply charges once.
+func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time) {
+	a := Admission{
+		Request: NewRequestID(), Blocks: d.BlockIDs, Budgets: d.Budgets, Cost: req.Cost,
+		Now: now, Expires: familyExpires(t, g.cfg.Options.Skew),
+	}
+	if g.cfg.Hold > 0 {
+		a.HoldUntil = now.Add(g.cfg.Hold)
+	}
+	if d.Proof != nil {
+		a.Replay = &ReplayEntry{Key: d.Proof.ReplayKey, Until: d.Proof.RememberUntil}
+	}
+	v, err := g.cfg.Store.Admit(ctx, a)
+	if err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrConflict) && ctx.Err() == nil {
+		v, err = g.cfg.Store.Admit(ctx, a)
+	}
+	switch {
+	case err != nil:
+		d.refuse(CheckStore, -1, 0, "the store failed, so the call is refused: "+err.Error())
+	case v.Admitted:
+		d.Request = a.Request
+		return
+	case v.Reason == Revoked:
+		d.refuse(verify.CheckRevoked, v.Index, 0, fmt.Sprintf("block %d is revoked", v.Index))
+	case v.Reason == Replayed:
+		d.refuse(verify.CheckDPoP, -1, caveat.Holder, "proof replayed: its jti was already used for "+d.Proof.ReplayKey.URI)
+	case v.Reason == Exhausted && v.Index >= 0 && v.Index < len(d.Budgets):
+		b := d.Budgets[v.Index]
+		msg := fmt.Sprintf("budget of %d calls is spent", b.Calls)
+		if b.Kind == caveat.Total {
+			msg = "total budget of " + b.Total.String() + " would be exceeded"
+		}
+		d.refuse(verify.CheckCaveat, b.Block, b.Kind, msg)
+	default:
+		d.refuse(CheckStore, -1, 0, "the store gave no reason for refusing the call")
+	}
+}
+
+func (d *Decision) refuse(c verify.Check, block int, kind caveat.Kind, reason string) {
+	d.Allowed = false
+	d.Refusals = append(d.Refusals, verify.Refusal{Check: c, Block: block, Kind: kind, Reason: reason})
+}
+
+// familyExpires is block 0's until plus skew, when block 0 has one: the
+// instant after which no ticket of the family can be admitted (every later
+// block narrows it), so the family's counters may be forgotten.
+func familyExpires(t *token.Ticket, skew time.Duration) time.Time {
+	blocks := t.UnverifiedBlocks()
+	if len(blocks) == 0 {
+		return time.Time{}
+	}
+	for _, c := range blocks[0].Caveats {
+		if c.Kind == caveat.Until {
+			return time.Unix(c.Time, 0).Add(skew)
+		}
+	}
+	return time.Time{}
+}
+
+// Settle ends the reservation of an allowed decision: Capture when the call
+// ran, Release when it did not (possible only while the hold lasts). With
+// receipts configured it writes one record of the settlement. An error of
+// the store leaves the reservation to end with its hold, captured.
+func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Time) error {
+	if d == nil || d.Request == (RequestID{}) {
+		return errors.New("guard: settle needs an allowed decision")
+	}
+	err := g.cfg.Store.Settle(ctx, d.family(), d.Request, o, now)
+	if err != nil && !(o == Capture && errors.Is(err, ErrSettled)) {
+		return fmt.Errorf("guard: settle: %w", err)
+	}
+	kind := chain.KindCaptured
+	if o == Release {
+		kind = chain.KindReleased
+	}
+	id := d.TicketID()
+	return g.record(chain.Record{Kind: kind, TicketID: id[:], FamilyID: d.FamilyID,
+		Note: "request " + d.Request.String()}, now)
+}
+
+// Revoke revokes the last block of t (and so t and every ticket attenuated
+// from it) in the store: from when it returns, no guard on the store
+// allows a call of it. t must verify under the guard's keys.
+func (g *Guard) Revoke(ctx context.Context, t *token.Ticket, now time.Time) error {
+	d, err := verify.Validate(t, g.cfg.Keys, now, &g.cfg.Options)
+	if err != nil {
+		return err
+	}
+	if len(d.BlockIDs) == 0 {
+		return fmt.Errorf("guard: revoke: the ticket does not verify: %w", d.Err())
+	}
+	r := Revocation{Family: d.BlockIDs[0], Blocks: d.BlockIDs[len(d.BlockIDs)-1:], Expires: familyExpires(t, g.cfg.Options.Skew)}
+	return g.cfg.Store.Revoke(ctx, r, now)
+}
