@@ -96,8 +96,8 @@ type session struct {
 type pendingReq struct {
 	call      bool            // a tools/call: the gate counts it in flight
 	decision  *guard.Decision // the call's admission, settled by the answer
-	toolsList bool // a tools/list: the answer's tools are filtered
-	dirs      bool // a directory listing: the answer is cut down
+	toolsList bool            // a tools/list: the answer's tools are filtered
+	dirs      bool            // a directory listing: the answer is cut down
 }
 
 // claim marks id k pending with r, or says why it cannot be.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"

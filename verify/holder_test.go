@@ -11,8 +11,8 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
