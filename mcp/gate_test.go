@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -72,6 +73,54 @@ func TestDirsAnswerUnreadable(t *testing.T) {
 	got := r.agentGets(t)
 	want := `Allowed directories:\n` + r.dir + `\n` + r.dir + `/sub`
 	if !strings.Contains(got, `"text":"`+want+`"`) || strings.Contains(got, "/etc") || !strings.Contains(got, `"structuredContent":{"content":"`+want+`"}`) {
+		t.Fatalf("agent got %s", got)
+	}
+}
+
+// TestSettleByAnswer: an allowed call's budget is reserved until the
+// server answers: an error showing the call never ran gives it back, a
+// result (an isError one too) or any other error spends it.
+func TestSettleByAnswer(t *testing.T) {
+	r := startRaw(t, nil, "tools=read_file", "calls=1")
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"` + r.dir + `/a"}}}`
+	}
+	for i, answer := range []string{
+		`"error":{"code":-32602,"message":"bad params"}`,
+		`"error":{"code":-32601,"message":"no such method"}`,
+		`"error":{"code":-32600,"message":"invalid"}`,
+		`"error":{"code":-32700,"message":"parse"}`,
+	} {
+		id := fmt.Sprint(i + 1)
+		r.agentSays(t, call(id))
+		if got := r.serverGets(t); !strings.Contains(got, `"id":`+id) {
+			t.Fatalf("call %s: server got %s (the budget was not given back)", id, got)
+		}
+		r.serverSays(t, `{"jsonrpc":"2.0","id":`+id+`,`+answer+`}`)
+		r.agentGets(t)
+	}
+	// A result, even an isError one, spends the budget.
+	r.agentSays(t, call("10"))
+	select {
+	case got := <-r.toAgent:
+		t.Fatalf("agent got %s; log:\n%s", got, r.log)
+	case <-r.toServer:
+	}
+	r.serverSays(t, `{"jsonrpc":"2.0","id":10,"result":{"content":[],"isError":true}}`)
+	r.agentGets(t)
+	r.agentSays(t, call("11"))
+	if got := r.agentGets(t); !strings.Contains(got, "budget of 1 calls is spent") {
+		t.Fatalf("agent got %s", got)
+	}
+	// Another error (the call may have run) spends it too.
+	r2 := startRaw(t, nil, "tools=read_file", "calls=1")
+	r.dir = r2.dir
+	r2.agentSays(t, call("1"))
+	r2.serverGets(t)
+	r2.serverSays(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal"}}`)
+	r2.agentGets(t)
+	r2.agentSays(t, call("2"))
+	if got := r2.agentGets(t); !strings.Contains(got, "budget of 1 calls is spent") {
 		t.Fatalf("agent got %s", got)
 	}
 }
