@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
-	"github.com/tickettool/tickettool/guard"
 )
 
 // Serve proxies one MCP session: newline-delimited JSON-RPC from agentIn
@@ -88,55 +86,6 @@ type session struct {
 	failed chan error    // the call worker could not write to the agent
 }
 
-// pendingReq is what the proxy does with the server's answer to a request
-// the agent sent. An id is pending from the request's arrival until that
-// answer, and a second request with the same id is refused meanwhile, so an
-// answer is never taken for another request's (the answer to a ping must
-// not release the gate held by a move_file with the same id).
-type pendingReq struct {
-	call      bool            // a tools/call: the gate counts it in flight
-	decision  *guard.Decision // the call's admission, settled by the answer
-	toolsList bool            // a tools/list: the answer's tools are filtered
-	dirs      bool            // a directory listing: the answer is cut down
-}
-
-// claim marks id k pending with r, or says why it cannot be.
-func (s *session) claim(k idKey, r pendingReq) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.claimableLocked(k); err != nil {
-		return err
-	}
-	s.pending[k] = r
-	return nil
-}
-
-func (s *session) claimableLocked(k idKey) error {
-	if _, busy := s.pending[k]; busy {
-		return errIDInUse
-	}
-	if _, busy := s.queued[k]; busy {
-		return errIDInUse
-	}
-	if len(s.pending)+len(s.queued) >= maxPending {
-		return fmt.Errorf("mcp: %d requests are already awaiting their answers", maxPending)
-	}
-	return nil
-}
-
-// answered takes id k out of the pending requests when the server answers
-// it, and does what the answer needs: a call leaves the gate.
-func (s *session) answered(k idKey) (pendingReq, bool) {
-	s.mu.Lock()
-	r, ok := s.pending[k]
-	delete(s.pending, k)
-	s.mu.Unlock()
-	if ok && r.call {
-		s.gate.answered(k)
-	}
-	return r, ok
-}
-
 // writer serialises whole lines onto one stream.
 type writer struct {
 	mu sync.Mutex
@@ -171,65 +120,6 @@ func (s *session) pump(r io.Reader, handle func(line []byte, long *topScan) erro
 			return err
 		}
 	}
-}
-
-// tooLong handles a line longer than the limit, whose top level scan saw
-// as it streamed past: a request is answered on back (to the side that sent
-// it) with an error; a response from the server to one of the agent's
-// requests is replaced by an error to the agent, so that the agent is not
-// left waiting; anything else is dropped. Either way it is logged.
-func (s *session) tooLong(scan *topScan, from string, back *writer) error {
-	msg := fmt.Sprintf("mcp: message longer than %d bytes", s.p.cfg.MaxMessageBytes)
-	switch {
-	case scan.hasMethod && scan.id != nil:
-		s.p.log.Printf("answered a request from the %s with an error: %s", from, msg)
-		if from == "agent" {
-			s.refused.add(keyOf1(scan.id))
-		}
-		return back.line(errorResponse(scan.id, codeInvalidRequest, msg))
-	case !scan.hasMethod && scan.id != nil && from == "server":
-		if r, _ := s.answered(keyOf1(scan.id)); r.decision != nil {
-			s.p.settle(r.decision, guard.Capture) // it ran; only its answer is lost
-		}
-		s.p.log.Printf("replaced an answer from the server with an error: %s", msg)
-		return s.agent.line(errorResponse(scan.id, codeInternalError, "mcp: the server's answer was longer than the guard's limit of "+fmt.Sprint(s.p.cfg.MaxMessageBytes)+" bytes"))
-	}
-	s.p.log.Printf("dropped a message from the %s: %s", from, msg)
-	return nil
-}
-
-// undecodable handles a line that is not one JSON object: a visible request
-// is answered on back (to the side that sent it), anything else is dropped.
-// Either way it is logged.
-func (s *session) undecodable(line []byte, from string, back *writer, why error) error {
-	id, isRequest := sniff(line)
-	code, msg := codeParseError, "mcp: message is not valid JSON-RPC"
-	if json.Valid(line) {
-		code, msg = codeInvalidRequest, "mcp: message is not valid JSON-RPC: "+why.Error()
-	}
-	if !isRequest {
-		s.p.log.Printf("dropped a message from the %s: %s", from, msg)
-		return nil
-	}
-	s.p.log.Printf("answered a request from the %s with an error: %s", from, msg)
-	return back.line(errorResponse(id, code, msg))
-}
-
-// batch refuses a JSON array: each request in it is answered with an
-// error on its own line (an array answer would be a batch too), and nothing
-// of it is forwarded.
-func (s *session) batch(line []byte, from string, back *writer) error {
-	var elems []json.RawMessage
-	_ = json.Unmarshal(line, &elems)
-	s.p.log.Printf("refused a batch of %d messages from the %s", len(elems), from)
-	for _, e := range elems {
-		if m, err := parseMessage(e, false); err == nil && m.isRequest() {
-			if err := back.line(errorResponse(m.id, codeInvalidRequest, "mcp: JSON-RPC batches are not supported")); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // fromAgent handles one line from the agent.
@@ -304,20 +194,6 @@ func (s *session) checkRequest(m *message) error {
 	}
 	_, err := agentID(m.id)
 	return err
-}
-
-// refuseAlias answers a message with a member name that is a name the
-// proxy reads in another case. It is never forwarded: a server that matches
-// names case-insensitively would act on it unchecked.
-func (s *session) refuseAlias(line []byte, ae *aliasError) error {
-	id, _ := sniff(line)
-	if k, err := agentID(id); err != nil {
-		id = json.RawMessage("null")
-	} else {
-		s.refused.add(k)
-	}
-	s.p.log.Printf("refused a message from the agent: %v", ae)
-	return s.agent.line(errorResponse(id, codeInvalidRequest, ae.Error()))
 }
 
 // answer answers a request of the agent's here; the server never sees its
