@@ -131,4 +131,3 @@ func checkAliases(where string, fields map[string]json.RawMessage, names ...stri
 	}
 	return found
 }
-

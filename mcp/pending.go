@@ -54,4 +54,3 @@ func (s *session) answered(k idKey) (pendingReq, bool) {
 	}
 	return r, ok
 }
-

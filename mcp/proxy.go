@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-
 )
 
 // Serve proxies one MCP session: newline-delimited JSON-RPC from agentIn

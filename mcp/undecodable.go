@@ -81,4 +81,3 @@ func (s *session) refuseAlias(line []byte, ae *aliasError) error {
 	s.p.log.Printf("refused a message from the agent: %v", ae)
 	return s.agent.line(errorResponse(id, codeInvalidRequest, ae.Error()))
 }
-
