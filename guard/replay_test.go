@@ -1,0 +1,68 @@
+package guard_test
+
+import (
+	"context"
+	"crypto"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/store/sqlitestore"
+)
+
+// TestProofToTwoGuards: the same DPoP proof sent to two guards (two
+// handles on one SQLite file) at once is allowed exactly once.
+func TestProofToTwoGuards(t *testing.T) {
+	holder, err := dpop.NewKey("EdDSA", detrand.New("guard holder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jkt, err := dpop.ThumbprintOf(holder.(crypto.Signer).Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, keys := fixture(t, "holder="+jkt)
+	path := filepath.Join(t.TempDir(), "store.db")
+	ctx := context.Background()
+	var guards []*guard.Guard
+	for range 2 {
+		s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		g, err := guard.New(guard.Config{Keys: keys, Store: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		guards = append(guards, g)
+	}
+	for round := range 10 {
+		proof, err := dpop.Make(holder, "POST", "mcp://fs/read_file", dpop.MakeOptions{AccessToken: tk.String(), IssuedAt: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var allowed atomic.Int32
+		var wg sync.WaitGroup
+		for _, g := range guards {
+			for range 2 {
+				wg.Go(func() {
+					r := readFile()
+					r.Holder = &caveat.HolderProof{Proof: proof, Method: "POST", URI: "mcp://fs/read_file"}
+					if d, err := g.Check(ctx, tk, r, t0); err == nil && d.Allowed {
+						allowed.Add(1)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		if n := allowed.Load(); n != 1 {
+			t.Fatalf("round %d: one proof allowed %d times", round, n)
+		}
+	}
+}
