@@ -30,8 +30,10 @@ const storeUsage = `Store: where budgets, used DPoP proofs and revocations are k
                         above it with mode 0700
   The default is $TICKETTOOL_STORE, else
   ${XDG_STATE_HOME:-$HOME/.local/state}/tickettool/store.db.
-  A store that cannot be opened, or fails, refuses (exit status 1);
-  messages never show the password of a redis:// LOCATION.
+  A store that cannot be opened, or fails, refuses (exit status 1).
+  Messages never show the user or password of a redis:// LOCATION, but
+  every local user can read a --store flag with ps: put a URL holding a
+  password in $TICKETTOOL_STORE instead.
 `
 
 // The environment variables that choose the default store.
@@ -54,10 +56,44 @@ type quietRedis struct{}
 func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // storeFlag registers --store LOCATION on fs, defaulting to the
-// environment's choice (defaultStore), and returns its value.
+// environment's choice (defaultStore), and returns its value. The default
+// -h shows is the location's name (storeName), never a password.
 func storeFlag(fs *cmdFlags) *string {
-	return fs.String("store", defaultStore(os.Getenv),
-		"the store's `LOCATION`: memory, redis://HOST:PORT or a SQLite file PATH")
+	loc := defaultStore(os.Getenv)
+	fs.Var(locationValue{&loc}, "store", "the store's `LOCATION`: memory, redis://HOST:PORT or a SQLite file PATH")
+	return &loc
+}
+
+// locationValue is the flag.Value of --store: it shows its location by
+// name only.
+type locationValue struct{ p *string }
+
+func (v locationValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return storeName(*v.p)
+}
+
+func (v locationValue) Set(s string) error { *v.p = s; return nil }
+
+// storeName returns how messages show location: a redis:// URL without
+// its user, password, query or fragment, anything else as it is.
+func storeName(location string) string {
+	if !isRedis(location) {
+		return location
+	}
+	u, err := url.Parse(location)
+	if err != nil {
+		return "(a redis URL that does not parse)"
+	}
+	return strings.ToLower(u.Scheme) + "://" + u.Host + u.EscapedPath()
+}
+
+// isRedis reports whether location is meant as a redis:// or rediss:// URL.
+func isRedis(location string) bool {
+	lower := strings.ToLower(location)
+	return strings.HasPrefix(lower, "redis:") || strings.HasPrefix(lower, "rediss:")
 }
 
 // defaultStore returns $TICKETTOOL_STORE, else store.db in the tickettool
@@ -84,14 +120,13 @@ func defaultStore(getenv func(string) string) string {
 // errors are *cliError: exit status 2 for a location that cannot be
 // parsed, 1 for a store that cannot be opened (fail closed).
 func openStore(ctx context.Context, location string) (guardpkg.Store, string, error) {
-	lower := strings.ToLower(location)
 	switch {
 	case location == "":
 		return nil, "", fail(exitUsage, errors.New("no store location: HOME is not set"),
 			"pass --store LOCATION (memory, redis://HOST:PORT or a file path) or set "+envStore)
 	case location == "memory":
 		return guardpkg.NewMemoryStore(), "memory", nil
-	case strings.HasPrefix(lower, "redis:") || strings.HasPrefix(lower, "rediss:"):
+	case isRedis(location):
 		return openRedis(ctx, location)
 	case strings.Contains(location, "://"):
 		scheme, _, _ := strings.Cut(location, "://")
@@ -114,7 +149,7 @@ func openRedis(ctx context.Context, location string) (guardpkg.Store, string, er
 		return nil, "", fail(exitUsage,
 			errors.New("store location is not a valid redis:// or rediss:// URL (redis://[USER:PASS@]HOST:PORT[/DB])"))
 	}
-	name := u.Scheme + "://" + u.Host + u.EscapedPath()
+	name := storeName(location)
 	s, err := redisstore.Open(ctx, location, redisstore.Options{})
 	if err != nil {
 		return nil, "", storeFailed(name, err,

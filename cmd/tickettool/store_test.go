@@ -55,13 +55,13 @@ func TestOpenStore(t *testing.T) {
 		{filepath.Join(dir, "a", "b", "..", "b", "s.db"), exitOK, filepath.Join(dir, "a", "b", "s.db")},
 		{"", exitUsage, "no store location"},
 		{"ftp://host/x", exitUsage, `unknown scheme "ftp"`},
-		{"redis://user:secret@[::1", exitUsage, "not a valid redis"},
-		{"redis://user:secret@host:6379/notanumber", exitUsage, "not a valid redis"},
-		{"redis:secret", exitUsage, "not a valid redis"},
+		{"redis://alice:s3cr3tpw@[::1", exitUsage, "not a valid redis"},
+		{"redis://alice:s3cr3tpw@host:6379/notanumber", exitUsage, "not a valid redis"},
+		{"redis:s3cr3tpw", exitUsage, "not a valid redis"},
 		{"redis://", exitUsage, "not a valid redis"},
 		{"redis:///1", exitUsage, "not a valid redis"},
-		{"redis://user:secret@127.0.0.1:1/3", exitRefused, "store redis://127.0.0.1:1/3: redisstore: open: "},
-		{"REDISS://:secret@127.0.0.1:1", exitRefused, "store rediss://127.0.0.1:1: redisstore: open: "},
+		{"redis://alice:s3cr3tpw@127.0.0.1:1/3", exitRefused, "store redis://127.0.0.1:1/3: redisstore: open: "},
+		{"REDISS://:s3cr3tpw@127.0.0.1:1", exitRefused, "store rediss://127.0.0.1:1: redisstore: open: "},
 		{filepath.Join(file, "s.db"), exitRefused, "cannot create its directory"},
 		{file + "/x/s.db", exitRefused, "cannot create its directory"},
 	} {
@@ -78,7 +78,7 @@ func TestOpenStore(t *testing.T) {
 				if !strings.Contains(msg, c.name) {
 					t.Errorf("error %q lacks %q", msg, c.name)
 				}
-				if strings.Contains(msg, "secret") || strings.Contains(msg, "user") {
+				if strings.Contains(msg, "s3cr3tpw") || strings.Contains(msg, "alice") {
 					t.Errorf("error %q shows the URL's credentials", msg)
 				}
 				return
@@ -116,5 +116,24 @@ func TestOpenStoreModes(t *testing.T) {
 		if got := fi.Mode().Perm(); got&^want != 0 {
 			t.Errorf("%s: mode %#o, want at most %#o", p, got, want)
 		}
+	}
+}
+
+// TestStoreFlagHidesPassword: -h shows the default store by name, never
+// the user or password of a redis URL from TICKETTOOL_STORE.
+func TestStoreFlagHidesPassword(t *testing.T) {
+	t.Setenv(envStore, "rediss://alice:s3cr3tpw@cache.example:6380/2?client_name=x#f")
+	var out strings.Builder
+	fs := newFlags(&env{stdout: &out}, "x", "usage: x\n")
+	loc := storeFlag(fs)
+	if *loc != os.Getenv(envStore) {
+		t.Errorf("default %q, want the whole URL", *loc)
+	}
+	fs.printUsage()
+	if !strings.Contains(out.String(), "(default rediss://cache.example:6380/2)") {
+		t.Errorf("usage lacks the default store's name:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "s3cr3tpw") || strings.Contains(out.String(), "alice") {
+		t.Errorf("usage shows the URL's credentials:\n%s", out.String())
 	}
 }
