@@ -81,6 +81,8 @@ func commands() []command {
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof},
 		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP},
+		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke},
+		{"spent", "show what each budget of a ticket has spent in a store", runSpent},
 		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt},
 		{"demo", "run the whole story in a temporary directory and narrate it", runDemo},
 	}

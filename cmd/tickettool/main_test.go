@@ -66,6 +66,11 @@ func fakeMCP() {
 //	tamperticket FILE NEEDLE  change exactly one character of the ticket text in FILE so
 //	                          that one byte of NEEDLE in its CBOR flips its low bit
 //	perm FILE MODE            require FILE's permission bits to be MODE (octal)
+//	charge STORE KEY FILE [COST]  admit one call of the ticket in FILE in STORE (a
+//	                          --store LOCATION): ! charge expects a refusal
+//
+// Condition [redis]: TICKETTOOL_REDIS_ADDR names a real Redis server
+// (HOST:PORT); under CI=true the test fails without one.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -75,7 +80,17 @@ func TestScripts(t *testing.T) {
 			// Under -race every exec'd tickettool would sleep 1 s at exit
 			// (the race runtime's atexit_sleep_ms default).
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			// The default store lies under HOME, which testscript sets to
+			// /no-home (creatable by root): give each script its own.
+			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/.state")
+			env.Setenv(redisAddrEnv, os.Getenv(redisAddrEnv))
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "redis" {
+				return redisCondition()
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"status":       cmdStatus,
@@ -85,6 +100,7 @@ func TestScripts(t *testing.T) {
 			"truncate":     cmdTruncate,
 			"tamperticket": cmdTamperTicket,
 			"perm":         cmdPerm,
+			"charge":       cmdCharge,
 		},
 	})
 }

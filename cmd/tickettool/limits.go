@@ -1,0 +1,22 @@
+package main
+
+import "time"
+
+// Limits and margins of the store commands (revoke, spent, and the store
+// flag verify and mcp share).
+const (
+	// storeTimeout bounds one command's work with its store: opening it
+	// and every step. A store that does not answer by then refuses.
+	storeTimeout = 30 * time.Second
+
+	// revokeMargin is how long after block 0's until caveat a ticket's
+	// revocation is kept. A store may forget a revocation once no ticket
+	// of the family can be admitted, which is block 0's until plus the
+	// verifier's --skew: so a verifier whose --skew is larger than this
+	// could admit a revoked ticket after the store forgot it.
+	revokeMargin = 24 * time.Hour
+
+	// storeDirMode is the mode of directories openStore creates above a
+	// SQLite file: only the owner may list or add files beside the store.
+	storeDirMode = 0o700
+)
