@@ -139,7 +139,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	if st.bound {
 		req.Holder = p.prove(st, c.name, now)
 	}
-	d, err := p.guard.Check(context.Background(), st.ticket, req, now)
+	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
+	defer cancel()
+	d, err := p.guard.Check(ctx, st.ticket, req, now)
 	if err != nil {
 		p.log.Printf("tools/call %q not forwarded: %v", c.name, err)
 		return verdict{answer: errorResponse(c.m.id, codeInternalError,
@@ -229,7 +231,9 @@ func modern(params map[string]json.RawMessage) bool {
 // receipt; a settlement that fails is logged and the reservation ends with
 // its hold, captured.
 func (p *Proxy) settle(d *guard.Decision, o guard.Outcome) {
-	if err := p.guard.Settle(context.Background(), d, o, p.cfg.Now()); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
+	defer cancel()
+	if err := p.guard.Settle(ctx, d, o, p.cfg.Now()); err != nil {
 		p.log.Printf("tools/call: %v", err)
 	}
 }

@@ -55,6 +55,10 @@ const (
 	// after, they count as spent.
 	DefaultHold = 10 * time.Minute
 
+	// StoreTimeout bounds one step of the store (an admission, a
+	// settlement): a store that does not answer in time refuses the call.
+	StoreTimeout = 10 * time.Second
+
 	// GateTimeout is how long a tools/call waits for the calls in flight
 	// before it is answered with an error instead of being checked.
 	GateTimeout = 2 * time.Minute

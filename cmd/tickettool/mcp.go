@@ -20,7 +20,7 @@ usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
                       [--receipts LOG --receipt-key PATH]
                       [--aud NAME] [--revoked FILE] [--require-expiry]
                       [--max-lifetime DURATION] [--require-holder]
-                      [--skew DURATION] [--modes MODES]
+                      [--skew DURATION] [--modes MODES] [--store LOCATION]
                       -- COMMAND [ARG...]
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
@@ -30,7 +30,11 @@ and every path or URL argument (mapped by the reference filesystem
 server's profile). A refused call never reaches the server; the agent gets
 a tool result with isError naming the block and caveat. Everything else
 passes through byte for byte. With --receipts, one signed receipt per
-decision is written durably before an allowed call is forwarded. A bound
+decision is written durably before an allowed call is forwarded, and one
+per settlement. An allowed call's budgets are reserved in the store (so a
+restarted guard, or a second one on the same store, continues the same
+budgets) and settled by the server's answer: spent when it answers with a
+result, given back when its error shows the call never ran. A bound
 ticket needs --holder-key: the guard makes the DPoP proof for each call
 (htm POST, htu mcp://NAME/TOOL). The exit status is the server's.
 
@@ -50,6 +54,7 @@ an aud caveat without this guard's audience (--aud, by default the
 server's). A ticket that is only not yet valid (nbf) starts.
 
 ` + policyUsage + `
+` + storeUsage + `
 Example:
   tickettool mcp --ticket-file ~/.tickettool/fs.ticket --key root.key.pub \
       --server-name fs -- npx -y @modelcontextprotocol/server-filesystem /work/project
@@ -67,6 +72,7 @@ func runMCP(e *env, args []string) error {
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the secret receipt key")
 	serverName := fs.String("server-name", "", "server `NAME`: tools are checked as NAME/tool")
 	pol := policyFlags(fs)
+	location := storeFlag(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -101,6 +107,14 @@ func runMCP(e *env, args []string) error {
 	}
 	logw := &lockedWriter{w: e.stderr}
 	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw}
+	openCtx, cancelOpen := storeContext()
+	st, _, err := openStore(openCtx, *location)
+	cancelOpen()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg.Store = st
 	if *holderKey != "" {
 		if cfg.Holder, err = readHolderKey(*holderKey, "--holder-key"); err != nil {
 			return err

@@ -18,7 +18,8 @@ usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path
                          [--dpop PROOF --htm METHOD --htu URI] [--revoked FILE]
                          [--require-expiry] [--max-lifetime DURATION]
                          [--require-holder] [--skew DURATION] [--modes MODES]
-                         [--receipts LOG --receipt-key PATH] [--ids] TICKET
+                         [--receipts LOG --receipt-key PATH] [--store LOCATION]
+                         [--ids] TICKET
 
 Checks TICKET (its text, or - for standard input) offline under the root
 key in PATH: the HMAC secret, or the Ed25519 public key (the private key
@@ -34,12 +35,16 @@ defaults to invoke when --tool is given. A bound ticket needs a DPoP proof
 
 --aud NAME is a request flag too: the call is checked as made to NAME.
 --receipts LOG appends one receipt for the decision to LOG (created if
-absent, origin "tickettool"), signed with --receipt-key. Budgets (calls,
-total) and DPoP replay are remembered within this one run only.
+absent, origin "tickettool"), signed with --receipt-key. An allowed call
+is admitted in the store in one step: no block revoked there, the DPoP
+proof never used, room in every budget (calls, total), which it then
+charges; so a calls=1 ticket is allowed once, however many processes
+verify it. Revocations in the store make "valid" "invalid" too.
 --ids prints the id of every block after the verdict, "block N ID".
 TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
 
 ` + policyUsage + `
+` + storeUsage + `
 Example:
   tickettool verify --key root.key.pub --now 2026-06-01T10:00:00Z \
       --tool read_file --path src/discount/rules.go "$TICKET"
@@ -62,6 +67,7 @@ func runVerify(e *env, args []string) error {
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
 	ids := fs.Bool("ids", false, "print every block id after the verdict")
 	pol := policyFlags(fs)
+	location := storeFlag(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -106,9 +112,19 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 
+	ctx, cancel := storeContext()
+	defer cancel()
+	st, name, err := openStore(ctx, *location)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	if !isRequest {
 		d, err := verify.Validate(t, keys, now, &opts)
 		if err != nil {
+			return err
+		}
+		if err := revokedInStore(ctx, st, name, &d); err != nil {
 			return err
 		}
 		return printDecision(e, t, vk, &d, "valid", "invalid", *ids, false)
@@ -132,7 +148,7 @@ func runVerify(e *env, args []string) error {
 		}
 		req.Holder = &caveat.HolderProof{Proof: p, Method: *htm, URI: *htu}
 	}
-	cfg := guard.Config{Keys: keys, Options: opts}
+	cfg := guard.Config{Keys: keys, Options: opts, Store: st}
 	if *receipts != "" {
 		log, err := openReceipts(*receipts, *receiptKey)
 		if err != nil {
@@ -145,7 +161,7 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := g.Check(context.Background(), t, req, now)
+	d, err := g.Check(ctx, t, req, now)
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}
@@ -223,4 +239,21 @@ func refusalHint(t *token.Ticket, vk *token.VerifyingKey, r verify.Refusal, noPr
 		return "the ticket is only for the audiences its aud caveat lists: --aud names this verifier"
 	}
 	return ""
+}
+
+// revokedInStore refuses a valid decision whose chain holds a block the
+// store has revoked. A store that fails refuses (exit 1).
+func revokedInStore(ctx context.Context, st guard.Store, name string, d *verify.Decision) error {
+	if !d.Allowed || len(d.BlockIDs) == 0 {
+		return nil
+	}
+	i, err := st.Revoked(ctx, d.BlockIDs[0], d.BlockIDs)
+	if err != nil {
+		return storeFailed(name, err, "the store could not say whether the ticket is revoked, so it is not taken as valid")
+	}
+	if i >= 0 {
+		d.Allowed = false
+		d.Refusals = append(d.Refusals, verify.Refusal{Check: verify.CheckRevoked, Block: i, Reason: fmt.Sprintf("block %d is revoked in the store", i)})
+	}
+	return nil
 }
