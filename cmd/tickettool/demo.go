@@ -173,7 +173,7 @@ func (d *demo) story() error {
 		d.keep(proof, "PROOF")
 		_, err = d.tt(want, "verify", "--key", p("root.key.pub"), "--now", at(sec),
 			"--tool", "read_file", "--path", path, "--dpop", proof, "--htm", "POST", "--htu", htu,
-			"--receipts", p("receipts.log"), "--receipt-key", p("receipts.key"), subTicket)
+			"--receipts", p("receipts.log"), "--receipt-key", p("receipts.key"), "--store", p("store.db"), subTicket)
 		return err
 	}
 	if err := call(0, 60, "subagent.jwk", "src/discount/rules.go"); err != nil {
@@ -188,6 +188,12 @@ func (d *demo) story() error {
 	}
 	d.say("\nThe agent's own key no longer speaks for this ticket: it was rebound to the subagent.")
 	if err := call(1, 150, "agent.jwk", "src/discount/rules.go"); err != nil {
+		return err
+	}
+
+	d.say("\nBudgets and used proofs live in a store (store.db here; SQLite): a restart, or a second")
+	d.say("verifier on the same store, goes on from where this one is. Two of the 3 calls are spent:")
+	if _, err := d.tt(0, "spent", "--key", p("root.key.pub"), "--store", p("store.db"), "--now", at(180), subTicket); err != nil {
 		return err
 	}
 

@@ -13,7 +13,7 @@ import (
 )
 
 const spentUsage = `
-usage: tickettool spent --key PATH [--store LOCATION] [--json] TICKET
+usage: tickettool spent --key PATH [--store LOCATION] [--json] [--now TIME] TICKET
 
 Shows what each budget of TICKET (its text, or - for standard input) has
 spent in the store: every calls and total caveat of every block, one line
@@ -45,6 +45,7 @@ func runSpent(e *env, args []string) error {
 	location := storeFlag(fs)
 	keyPath := fs.String("key", "", "`PATH` of the root key: HMAC secret or Ed25519 public (or private) key")
 	asJSON := fs.Bool("json", false, "print a JSON array")
+	nowFlag := fs.String("now", "", "judge the ticket's time caveats at `TIME` (RFC 3339 or unix seconds)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -56,6 +57,9 @@ func runSpent(e *env, args []string) error {
 	if *keyPath == "" {
 		return fail(exitUsage, errors.New("spent needs --key PATH, the root key"),
 			"budgets are counted under the ids of the verified chain's blocks")
+	}
+	if e.now, err = e.nowFlag(*nowFlag); err != nil {
+		return err
 	}
 	d, err := e.spentDecision(*keyPath, arg)
 	if err != nil {
