@@ -1,9 +1,13 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tickettool/tickettool/store/sqlitestore"
 )
 
 // TestGateOrdersCalls: a call that may change the filesystem is in flight
@@ -122,5 +126,45 @@ func TestSettleByAnswer(t *testing.T) {
 	r2.agentSays(t, call("2"))
 	if got := r2.agentGets(t); !strings.Contains(got, "budget of 1 calls is spent") {
 		t.Fatalf("agent got %s", got)
+	}
+}
+
+// TestTwoGuardsShareStore: two guards on one SQLite store (a restart, a
+// second conversation, a subagent's own guard) share the ticket's budget:
+// a calls=2 ticket is allowed twice in all, not twice each.
+func TestTwoGuardsShareStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	open := func(c *Config) {
+		st, err := sqlitestore.Open(context.Background(), path, sqlitestore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		c.Store = st
+	}
+	key, keys := rootKey(t)
+	tk := mint(t, key, "tools=read_file", "calls=2")
+	edit := func(c *Config) { open(c); c.Ticket, c.Keys = tk, keys }
+	a, b := startRaw(t, edit), startRaw(t, edit)
+	call := func(r *rawSetup, id string) string {
+		r.agentSays(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"read_file","arguments":{}}}`)
+		select {
+		case got := <-r.toAgent:
+			return got
+		case got := <-r.toServer:
+			r.serverSays(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[]}}`)
+			r.agentGets(t)
+			return "forwarded " + got
+		}
+	}
+	for i, r := range []*rawSetup{a, b} {
+		if got := call(r, fmt.Sprint(i+1)); !strings.HasPrefix(got, "forwarded") {
+			t.Fatalf("call %d: %s", i+1, got)
+		}
+	}
+	for i, r := range []*rawSetup{a, b} {
+		if got := call(r, fmt.Sprint(i+3)); !strings.Contains(got, "budget of 2 calls is spent") {
+			t.Fatalf("call %d: %s", i+3, got)
+		}
 	}
 }
