@@ -54,7 +54,7 @@ func TestMarshalRefuses(t *testing.T) {
 	base.Time, base.Alg, base.Sig = t0, AlgEd25519, make([]byte, 64)
 	cases := map[string]func(*Record){
 		"kind 0":          func(r *Record) { r.Kind = 0 },
-		"kind 7":          func(r *Record) { r.Kind = 7 },
+		"kind 9":          func(r *Record) { r.Kind = 9 },
 		"alg 0":           func(r *Record) { r.Alg = 0 },
 		"sig size":        func(r *Record) { r.Sig = make([]byte, 32) },
 		"negative block":  func(r *Record) { r.Block = -1 },
