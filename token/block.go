@@ -158,6 +158,8 @@ func blockFromFields(b *Block, w blockFields, raw []byte, i int, mode Mode) erro
 		return malformed(i, "ed25519 block needs a 32-byte next key")
 	case mode == ModeHMAC && len(w.next) != 0:
 		return malformed(i, "hmac block has a next key")
+	case smallOrder(w.next):
+		return malformed(i, "ed25519 next key is a point of small order")
 	}
 	if len(w.next) > 0 {
 		b.NextKey = ed25519.PublicKey(w.next)

@@ -3,6 +3,7 @@ package token
 import (
 	"crypto/ed25519"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -101,6 +102,9 @@ func NewEd25519PublicKey(id string, pub ed25519.PublicKey) (*VerifyingKey, error
 	}
 	if len(pub) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("token: ed25519 public key must be %d bytes", ed25519.PublicKeySize)
+	}
+	if smallOrder(pub) {
+		return nil, errors.New("token: ed25519 public key is a point of small order: anyone could sign for it")
 	}
 	return &VerifyingKey{id: id, mode: ModeEd25519, ed: append(ed25519.PublicKey(nil), pub...)}, nil
 }

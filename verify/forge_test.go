@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
@@ -147,5 +149,55 @@ func TestHandAppendedWideningBlockRefused(t *testing.T) {
 		if d, _ := verify.Verify(forged, r, f.keys, t0, nil); d.Allowed || d.Refusals[0].Check != verify.CheckAttenuation {
 			t.Errorf("%s: block after ops without delegate: %+v", f.name, d.Refusals)
 		}
+	}
+}
+
+// TestSmallOrderNextKeyRefused: a block whose next key is a point of small
+// order lets anyone sign the next block (for the identity point, R = 01
+// 00…00 and S = 0 verify every message): a decoder refuses it as
+// malformed, naming the block, for every one of the 14 encodings.
+func TestSmallOrderNextKeyRefused(t *testing.T) {
+	f := fixtures(t)[1] // Ed25519
+	if f.name != "ed25519" {
+		t.Fatalf("fixture %s", f.name)
+	}
+	em, _ := cbor.CoreDetEncOptions().EncMode()
+	for _, y := range []string{
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	} {
+		for _, sign := range []byte{0, 0x80} {
+			next, _ := hex.DecodeString(y)
+			next[31] |= sign
+			// The holder appends, by hand, a block whose next key is next.
+			w := unwireT(t, f.child)
+			wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}, Next: next}
+			b, err := em.Marshal(wb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := append([]byte("tickettool/v1 ed25519 block\x00"), w.S[len(w.S)-1]...)
+			w.S = append(w.S, ed25519.Sign(ed25519.NewKeyFromSeed(w.T), append(msg, b...)))
+			w.T = make([]byte, 32) // no one knows a private key of next
+			w.B = append(w.B, b)
+			data, err := em.Marshal(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = token.Decode(data)
+			var me *token.Error
+			if !errors.Is(err, token.ErrMalformed) || !errors.As(err, &me) || me.Block != 2 {
+				t.Errorf("next key %x: decode error %v, want malformed at block 2", next, err)
+			}
+		}
+	}
+	// A root key of small order is refused too.
+	if _, err := token.NewEd25519PublicKey("root", make([]byte, 32)); err == nil {
+		t.Error("a small-order root key was accepted")
 	}
 }
