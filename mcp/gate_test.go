@@ -1,13 +1,22 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/store/sqlitestore"
+	"github.com/tickettool/tickettool/verify"
 )
 
 // TestGateOrdersCalls: a call that may change the filesystem is in flight
@@ -166,5 +175,59 @@ func TestTwoGuardsShareStore(t *testing.T) {
 		if got := call(r, fmt.Sprint(i+3)); !strings.Contains(got, "budget of 2 calls is spent") {
 			t.Fatalf("call %d: %s", i+3, got)
 		}
+	}
+}
+
+// TestUnansweredCallCaptured: a call the server never answers before the
+// session ends counts as spent, with a settlement receipt.
+func TestUnansweredCallCaptured(t *testing.T) {
+	key, keys := rootKey(t)
+	tk := mint(t, key, "tools=read_file", "calls=1")
+	store := guard.NewMemoryStore()
+	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("unanswered"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "r.log")
+	recs, err := chain.Open(logPath, rk, "tickettool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recs.Close()
+	pp := newPipes()
+	p, err := New(Config{Ticket: tk, Keys: keys, Now: fixedNow, Log: io.Discard, Store: store, Receipts: recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(context.Background(), pp.agentIn, pp.agentOut, pp.serverIn, pp.serverOut) }()
+	go io.Copy(io.Discard, pp.fromProxy)
+	write(t, pp.toProxy, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{}}}`+"\n")
+	br := bufio.NewReader(pp.server)
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	pp.toAgent.Close() // the server's output ends without an answer
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	d, _ := verify.Verify(tk, &caveat.Request{Tool: "read_file", Op: "invoke"}, keys, t0, nil)
+	use, err := store.Spent(context.Background(), d.BlockIDs[0], d.Budgets)
+	if err != nil || len(use) != 1 || use[0].Spent != 1 {
+		t.Fatalf("spent %+v %v", use, err)
+	}
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for e, err := range chain.Scan(bytes.NewReader(data)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, e.Record.Kind.String())
+	}
+	if got := strings.Join(kinds, ","); got != "allowed,captured" {
+		t.Fatalf("receipts %s, want allowed,captured", got)
 	}
 }

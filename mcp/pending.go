@@ -54,3 +54,23 @@ func (s *session) answered(k idKey) (pendingReq, bool) {
 	}
 	return r, ok
 }
+
+// settleUnanswered captures, when the session ends, every call the server
+// never answered: its outcome is unknown and no answer can come now to
+// show it never ran, so it counts as spent, as its hold would make it, and
+// the settlement leaves its receipt now rather than never.
+func (s *session) settleUnanswered() {
+	s.mu.Lock()
+	var open []*guard.Decision
+	for k, r := range s.pending {
+		if r.decision != nil {
+			open = append(open, r.decision)
+		}
+		delete(s.pending, k)
+	}
+	s.mu.Unlock()
+	for _, d := range open {
+		s.p.log.Printf("the session ended before the server answered a call: it counts as spent")
+		s.p.settle(d, guard.Capture)
+	}
+}

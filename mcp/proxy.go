@@ -35,7 +35,10 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		ended:     make(chan struct{}),
 		failed:    make(chan error, 1),
 	}
-	defer close(s.done)
+	defer func() {
+		close(s.done)
+		s.settleUnanswered()
+	}()
 	go s.runCalls(func() {
 		serverIn.Close()
 		if agentDone != nil {
