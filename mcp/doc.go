@@ -24,8 +24,10 @@
 //     server's answer: captured by a result (an isError result too: the
 //     call ran) or an error that does not show it never ran, released by a
 //     parse error, invalid request, method not found or invalid params; a
-//     call never answered stays reserved until Config.Hold ends, then
-//     counts as spent. Each settlement is a receipt too. A refused call
+//     call still unanswered when the session ends is captured then (no
+//     answer can come to show it never ran), and one whose settlement fails
+//     stays reserved until Config.Hold ends, then counts as spent. Each
+//     settlement is a receipt too. A refused call
 //     never reaches the server; the agent gets a result with isError and one
 //     text block, RefusalPrefix followed by every verify.Refusal.String,
 //     joined by "; ". A call whose subject arguments have the wrong type,
