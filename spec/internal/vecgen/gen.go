@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -135,6 +136,11 @@ func (g *gen) add(v Vector, t *token.Ticket, key string, withIntermediate bool) 
 			return
 		}
 		v.Intermediate = im
+	}
+	v.Requests = slices.Clone(v.Requests) // shared by several vectors; filled in below
+	if err := g.expectCarried(&v, t, key); err != nil {
+		g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
+		return
 	}
 	g.fail(g.checkRequests(&v))
 	g.file.Vectors = append(g.file.Vectors, v)
