@@ -40,6 +40,7 @@ func Generate() ([]byte, error) {
 	g.holderKeys()
 	g.valid()
 	g.forged()
+	g.kinds()
 	g.malformed()
 	if g.err != nil {
 		return nil, g.err
