@@ -155,9 +155,21 @@ func (g *gen) appendHMAC(t *token.Ticket, cs []caveat.Caveat, signer string) *to
 
 // mintRaw mints a one-block HMAC ticket with raw caveat values.
 func (g *gen) mintRaw(key string, caveats map[uint64][]byte) *token.Ticket {
+	return g.decodeWire(g.rawWire(key, "mintRaw", caveats))
+}
+
+// rawTicket is the hex of a one-block HMAC ticket with raw caveat values,
+// correctly tagged, whether or not a decoder accepts it.
+func (g *gen) rawTicket(key, seed string, caveats map[uint64][]byte) string {
+	data, err := enc.Marshal(g.rawWire(key, seed, caveats))
+	g.fail(err)
+	return hex.EncodeToString(data)
+}
+
+func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire {
 	secret := g.keys[key].HMACSecret()
 	id := make([]byte, 16)
-	detrand.New("mintRaw").Read(id)
+	detrand.New(seed).Read(id)
 	wb := wireBlock{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
 	for k, v := range caveats {
 		wb.Caveats[k] = v
@@ -165,7 +177,7 @@ func (g *gen) mintRaw(key string, caveats map[uint64][]byte) *token.Ticket {
 	b, err := enc.Marshal(wb)
 	g.fail(err)
 	k := mac(secret, []byte(lKey), id)
-	return g.decodeWire(wire{V: 1, B: [][]byte{b}, T: mac(k, []byte(lHBlock), b)})
+	return wire{V: 1, B: [][]byte{b}, T: mac(k, []byte(lHBlock), b)}
 }
 
 func mustHex(s string) []byte {

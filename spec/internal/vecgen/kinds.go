@@ -114,4 +114,5 @@ func (g *gen) kinds() {
 		nil, blocks(list("depth=1"), list("tools=read_file")),
 		req().want())
 	g.attenuation()
+	g.policy()
 }
