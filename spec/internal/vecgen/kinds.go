@@ -115,4 +115,5 @@ func (g *gen) kinds() {
 		req().want())
 	g.attenuation()
 	g.policy()
+	g.smallOrderKeys()
 }
