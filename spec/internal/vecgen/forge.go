@@ -128,6 +128,12 @@ func (g *gen) sealedAppend(h wire) wire {
 // appendHMAC appends a block of caveats to an HMAC ticket by hand; with a
 // holder name, the block rebinds and that holder signs it (spec §4.4).
 func (g *gen) appendHMAC(t *token.Ticket, cs []caveat.Caveat, signer string) *token.Ticket {
+	return g.appendSigned(t, cs, signer, false)
+}
+
+// appendSigned is appendHMAC; an ES256 signer's signature has a high S
+// when highS is set, else a low one.
+func (g *gen) appendSigned(t *token.Ticket, cs []caveat.Caveat, signer string, highS bool) *token.Ticket {
 	if t == nil || g.err != nil {
 		return nil
 	}
@@ -145,9 +151,11 @@ func (g *gen) appendHMAC(t *token.Ticket, cs []caveat.Caveat, signer string) *to
 	g.fail(err)
 	if signer != "" {
 		prevID := sha([]byte(lID), w.T)
-		sig, err := g.signer(signer).Sign(append(append([]byte(lRebind), prevID...), b...))
-		g.fail(err)
-		w.H = map[uint64][]byte{uint64(len(w.B)): sig}
+		sig := g.holderSign(signer, append(append([]byte(lRebind), prevID...), b...), highS)
+		if w.H == nil {
+			w.H = map[uint64][]byte{}
+		}
+		w.H[uint64(len(w.B))] = sig
 	}
 	w.B, w.T = append(w.B, b), mac(w.T, []byte(lHBlock), b)
 	return g.decodeWire(w)

@@ -73,8 +73,12 @@ func (g *gen) rootKeys() {
 }
 
 func (g *gen) holderKeys() {
-	for _, name := range []string{"alice", "bob", "mallory"} {
-		k, err := dpop.NewKey("EdDSA", detrand.New("spec holder "+name))
+	for _, name := range []string{"alice", "bob", "mallory", "carol"} {
+		alg := "EdDSA"
+		if name == "carol" {
+			alg = "ES256"
+		}
+		k, err := dpop.NewKey(alg, detrand.New("spec holder "+name))
 		g.fail(err)
 		if err != nil {
 			return

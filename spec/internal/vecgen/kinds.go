@@ -116,4 +116,5 @@ func (g *gen) kinds() {
 	g.attenuation()
 	g.policy()
 	g.smallOrderKeys()
+	g.proofs()
 }
