@@ -117,4 +117,5 @@ func (g *gen) kinds() {
 	g.policy()
 	g.smallOrderKeys()
 	g.proofs()
+	g.values()
 }
