@@ -41,6 +41,11 @@ func Generate() ([]byte, error) {
 	g.valid()
 	g.forged()
 	g.kinds()
+	g.attenuation()
+	g.policy()
+	g.smallOrderKeys()
+	g.proofs()
+	g.values()
 	g.malformed()
 	if g.err != nil {
 		return nil, g.err

@@ -14,8 +14,8 @@ func refCaveat(block int, kind string) Refusal { return ref("caveat", block, kin
 func refWiden(block int, kind string) Refusal { return ref("attenuation", block, kind) }
 
 // kinds adds, for every caveat kind, a ticket with requests it allows and
-// requests it refuses (CAVEATS.md, "Checks"), and the attenuation rules
-// of FORMAT.md §7 step 3 that no request can satisfy.
+// requests it refuses (CAVEATS.md, "Checks"); this one the kinds checked
+// against the call's tool, operation, paths and URLs.
 func (g *gen) kinds() {
 	g.addChain("caveat/tools", "tools: a bare name admits it under any server; a server-qualified one only itself; an invalid or missing tool refuses",
 		nil, blocks(list("tools=read_file,workspace/write_file")),
@@ -77,6 +77,12 @@ func (g *gen) kinds() {
 		req().urls("https://a..example.org/").want(refCaveat(0, "hosts")),
 		req().urls("https://bücher.example.org/").want(refCaveat(0, "hosts")),
 		req().want(refCaveat(0, "hosts")))
+	g.kindsOfCall()
+}
+
+// kindsOfCall: the kinds checked against the caller's name, the time and
+// the cost, and those that always hold.
+func (g *gen) kindsOfCall() {
 	g.addChain("caveat/aud", "aud: the verifier's own name must be listed, compared exactly; a verifier that names none refuses",
 		nil, blocks(list("aud=workspace,workspace:eu/1")),
 		req().aud("workspace").want(),
@@ -113,9 +119,4 @@ func (g *gen) kinds() {
 	g.addChain("caveat/depth", "depth=1 in block 0 allows block 1; depth always holds for a request",
 		nil, blocks(list("depth=1"), list("tools=read_file")),
 		req().want())
-	g.attenuation()
-	g.policy()
-	g.smallOrderKeys()
-	g.proofs()
-	g.values()
 }
