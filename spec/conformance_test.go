@@ -45,11 +45,16 @@ func TestConformance(t *testing.T) {
 			for _, ref := range r.Refusals {
 				classes["refused:"+ref.Check]++
 			}
+			for _, b := range r.Budgets {
+				classes["budget:"+b.Kind]++
+			}
 		}
 	}
-	// Every error class and every check a verifier names is exercised.
-	for _, c := range []string{"malformed", "allowed", "refused:chain", "refused:mode", "refused:attenuation",
-		"refused:revoked", "refused:caveat", "refused:dpop"} {
+	// Every error class, every check a verifier names and both kinds of
+	// budget are exercised.
+	for _, c := range []string{"malformed", "allowed", "refused:key", "refused:chain", "refused:mode",
+		"refused:attenuation", "refused:revoked", "refused:policy", "refused:caveat", "refused:dpop",
+		"budget:calls", "budget:total"} {
 		if classes[c] == 0 {
 			t.Errorf("no vector exercises %s", c)
 		}

@@ -128,6 +128,12 @@ func (g *gen) sealedAppend(h wire) wire {
 // appendHMAC appends a block of caveats to an HMAC ticket by hand; with a
 // holder name, the block rebinds and that holder signs it (spec §4.4).
 func (g *gen) appendHMAC(t *token.Ticket, cs []caveat.Caveat, signer string) *token.Ticket {
+	return g.appendSigned(t, cs, signer, false)
+}
+
+// appendSigned is appendHMAC; an ES256 signer's signature has a high S
+// when highS is set, else a low one.
+func (g *gen) appendSigned(t *token.Ticket, cs []caveat.Caveat, signer string, highS bool) *token.Ticket {
 	if t == nil || g.err != nil {
 		return nil
 	}
@@ -145,9 +151,11 @@ func (g *gen) appendHMAC(t *token.Ticket, cs []caveat.Caveat, signer string) *to
 	g.fail(err)
 	if signer != "" {
 		prevID := sha([]byte(lID), w.T)
-		sig, err := g.signer(signer).Sign(append(append([]byte(lRebind), prevID...), b...))
-		g.fail(err)
-		w.H = map[uint64][]byte{uint64(len(w.B)): sig}
+		sig := g.holderSign(signer, append(append([]byte(lRebind), prevID...), b...), highS)
+		if w.H == nil {
+			w.H = map[uint64][]byte{}
+		}
+		w.H[uint64(len(w.B))] = sig
 	}
 	w.B, w.T = append(w.B, b), mac(w.T, []byte(lHBlock), b)
 	return g.decodeWire(w)
@@ -155,9 +163,21 @@ func (g *gen) appendHMAC(t *token.Ticket, cs []caveat.Caveat, signer string) *to
 
 // mintRaw mints a one-block HMAC ticket with raw caveat values.
 func (g *gen) mintRaw(key string, caveats map[uint64][]byte) *token.Ticket {
+	return g.decodeWire(g.rawWire(key, "mintRaw", caveats))
+}
+
+// rawTicket is the hex of a one-block HMAC ticket with raw caveat values,
+// correctly tagged, whether or not a decoder accepts it.
+func (g *gen) rawTicket(key, seed string, caveats map[uint64][]byte) string {
+	data, err := enc.Marshal(g.rawWire(key, seed, caveats))
+	g.fail(err)
+	return hex.EncodeToString(data)
+}
+
+func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire {
 	secret := g.keys[key].HMACSecret()
 	id := make([]byte, 16)
-	detrand.New("mintRaw").Read(id)
+	detrand.New(seed).Read(id)
 	wb := wireBlock{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
 	for k, v := range caveats {
 		wb.Caveats[k] = v
@@ -165,7 +185,7 @@ func (g *gen) mintRaw(key string, caveats map[uint64][]byte) *token.Ticket {
 	b, err := enc.Marshal(wb)
 	g.fail(err)
 	k := mac(secret, []byte(lKey), id)
-	return g.decodeWire(wire{V: 1, B: [][]byte{b}, T: mac(k, []byte(lHBlock), b)})
+	return wire{V: 1, B: [][]byte{b}, T: mac(k, []byte(lHBlock), b)}
 }
 
 func mustHex(s string) []byte {

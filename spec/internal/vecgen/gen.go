@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -39,6 +40,12 @@ func Generate() ([]byte, error) {
 	g.holderKeys()
 	g.valid()
 	g.forged()
+	g.kinds()
+	g.attenuation()
+	g.policy()
+	g.smallOrderKeys()
+	g.proofs()
+	g.values()
 	g.malformed()
 	if g.err != nil {
 		return nil, g.err
@@ -71,8 +78,12 @@ func (g *gen) rootKeys() {
 }
 
 func (g *gen) holderKeys() {
-	for _, name := range []string{"alice", "bob", "mallory"} {
-		k, err := dpop.NewKey("EdDSA", detrand.New("spec holder "+name))
+	for _, name := range []string{"alice", "bob", "mallory", "carol"} {
+		alg := "EdDSA"
+		if name == "carol" {
+			alg = "ES256"
+		}
+		k, err := dpop.NewKey(alg, detrand.New("spec holder "+name))
 		g.fail(err)
 		if err != nil {
 			return
@@ -135,6 +146,11 @@ func (g *gen) add(v Vector, t *token.Ticket, key string, withIntermediate bool) 
 			return
 		}
 		v.Intermediate = im
+	}
+	v.Requests = slices.Clone(v.Requests) // shared by several vectors; filled in below
+	if err := g.expectCarried(&v, t, key); err != nil {
+		g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
+		return
 	}
 	g.fail(g.checkRequests(&v))
 	g.file.Vectors = append(g.file.Vectors, v)

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -77,18 +79,9 @@ func (f *File) Run(v *Vector) error {
 	if err != nil {
 		return err
 	}
-	opts := &verify.Options{}
-	if v.Options != nil {
-		opts.Skew = time.Duration(v.Options.SkewSeconds) * time.Second
-		revoked := verify.RevokedSet{}
-		for _, s := range v.Options.Revoked {
-			id, err := token.ParseBlockID(s)
-			if err != nil {
-				return err
-			}
-			revoked[id] = struct{}{}
-		}
-		opts.Revoked = revoked
+	opts, err := v.Options.verifyOptions()
+	if err != nil {
+		return err
 	}
 	if im := v.Intermediate; im != nil {
 		for i, b := range t.UnverifiedBlocks() {
@@ -152,7 +145,68 @@ func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *R
 			return fmt.Errorf("refusal %d is %q, want %+v", i, f, w)
 		}
 	}
+	return checkCarried(&d, r)
+}
+
+// checkCarried compares what the decision carries for the caller: the
+// block ids (exactly), and the budgets of an allowed decision (exactly).
+func checkCarried(d *verify.Decision, r *Request) error {
+	ids := make([]string, len(d.BlockIDs))
+	for i, id := range d.BlockIDs {
+		ids[i] = id.String()
+	}
+	if !slices.Equal(ids, r.BlockIDs) {
+		return fmt.Errorf("block ids %v, want %v", ids, r.BlockIDs)
+	}
+	if !d.Allowed {
+		if len(r.Budgets) > 0 {
+			return errors.New("a refused request lists budgets")
+		}
+		return nil
+	}
+	budgets := make([]Budget, len(d.Budgets))
+	for i, b := range d.Budgets {
+		budgets[i] = Budget{Block: b.Block, Kind: b.Kind.String(), Key: b.Key.String(), Limit: strconv.FormatUint(b.Calls, 10)}
+		if b.Kind == caveat.Total {
+			budgets[i].Limit, budgets[i].Currency = strconv.FormatUint(b.Total.Micros, 10), b.Total.Currency
+		}
+	}
+	if !slices.Equal(budgets, r.Budgets) {
+		return fmt.Errorf("budgets %+v, want %+v", budgets, r.Budgets)
+	}
 	return nil
+}
+
+// verifyOptions turns a vector's options into the Go verifier's; nil
+// means the defaults.
+func (o *Options) verifyOptions() (*verify.Options, error) {
+	opts := &verify.Options{}
+	if o == nil {
+		return opts, nil
+	}
+	opts.Skew = time.Duration(o.SkewSeconds) * time.Second
+	opts.RequireHolder, opts.RequireExpiry = o.RequireHolder, o.RequireExpiry
+	opts.MaxLifetime = time.Duration(o.MaxLifetimeSeconds) * time.Second
+	for _, m := range o.Modes {
+		switch m {
+		case "hmac":
+			opts.Modes = append(opts.Modes, token.ModeHMAC)
+		case "ed25519":
+			opts.Modes = append(opts.Modes, token.ModeEd25519)
+		default:
+			return nil, fmt.Errorf("unknown mode %q", m)
+		}
+	}
+	revoked := verify.RevokedSet{}
+	for _, s := range o.Revoked {
+		id, err := token.ParseBlockID(s)
+		if err != nil {
+			return nil, err
+		}
+		revoked[id] = struct{}{}
+	}
+	opts.Revoked = revoked
+	return opts, nil
 }
 
 // checkRequests is the generator's check that a vector's expectations are

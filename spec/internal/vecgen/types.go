@@ -58,6 +58,13 @@ type Intermediate struct {
 type Options struct {
 	SkewSeconds int64    `json:"skew_seconds,omitempty"`
 	Revoked     []string `json:"revoked,omitempty"`
+	// Modes the verifier accepts ("hmac", "ed25519"); absent means both.
+	Modes []string `json:"modes,omitempty"`
+	// The policy of FORMAT.md §7 step 5; absent means not required / no
+	// maximum.
+	RequireHolder      bool  `json:"require_holder,omitempty"`
+	RequireExpiry      bool  `json:"require_expiry,omitempty"`
+	MaxLifetimeSeconds int64 `json:"max_lifetime_seconds,omitempty"`
 }
 
 // Request is one call and the expected decision.
@@ -74,6 +81,24 @@ type Request struct {
 	// verifier reports, in order (check, block, caveat kind name or "").
 	Expect   string    `json:"expect"`
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// BlockIDs are the ids the decision carries: present exactly when the
+	// chain verified (no key, mode or chain refusal). Budgets are what an
+	// allowed decision tells the caller to charge, in order; they are
+	// absent from refused requests.
+	BlockIDs []string `json:"block_ids,omitempty"`
+	Budgets  []Budget `json:"budgets,omitempty"`
+}
+
+// Budget is one calls or total caveat the caller must charge (FORMAT.md
+// §7): the block that set it, its kind, its key (the hex id of that block)
+// and its limit: a count for calls, micros for total, in decimal (a JSON
+// number cannot hold every uint64), with the currency for total.
+type Budget struct {
+	Block    int    `json:"block"`
+	Kind     string `json:"kind"`
+	Key      string `json:"key"`
+	Limit    string `json:"limit"`
+	Currency string `json:"currency,omitempty"`
 }
 
 // DPoP is a holder's proof and what the verifier expects of it.
