@@ -126,7 +126,7 @@ func (d *Decision) checkStructure(chain *token.Chain, scope *caveat.Scope, opts 
 	for i := range chain.Blocks {
 		if i > 0 {
 			if err := scope.CanAppend(i); err != nil {
-				d.refuse(CheckAttenuation, i, 0, reason(err))
+				d.refuse(CheckAttenuation, i, kindOf(err), reason(err))
 				return false
 			}
 		}
@@ -205,6 +205,16 @@ func (d *Decision) checkCaveat(i int, c caveat.Caveat, req *caveat.Request, now 
 }
 
 var emptyRequest caveat.Request
+
+// kindOf extracts the kind a caveat error names (ops or depth for a block
+// that may not follow), or 0.
+func kindOf(err error) caveat.Kind {
+	var ce *caveat.Error
+	if errors.As(err, &ce) {
+		return ce.Kind
+	}
+	return 0
+}
 
 // reason extracts the person-facing reason of a caveat error.
 func reason(err error) string {

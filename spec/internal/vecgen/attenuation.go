@@ -11,18 +11,18 @@ func (g *gen) attenuation() {
 		g.addChain("attenuation/"+name, desc, nil, bs, r.want())
 	}
 	widen := func(block int, kind string) []Refusal { return []Refusal{refWiden(block, kind)} }
-	one("ops-without-delegate", "block 0's ops lack delegate: block 1 is refused, naming no kind",
-		widen(1, ""), list("ops=invoke"), list("tools=read_file"))
+	one("ops-without-delegate", "block 0's ops lack delegate: block 1 is refused, naming ops",
+		widen(1, "ops"), list("ops=invoke"), list("tools=read_file"))
 	one("ops-delegate-dropped", "block 1 narrows ops to invoke (honest), so block 2 may not follow",
-		widen(2, ""), list("ops=delegate,invoke"), list("ops=invoke"), list())
+		widen(2, "ops"), list("ops=delegate,invoke"), list("ops=invoke"), list())
 	one("ops-delegate-kept", "ops narrowed with delegate kept: blocks may follow",
 		nil, list("ops=delegate,invoke"), list("ops=delegate,invoke"), list("tools=read_file"))
 	one("ops-widened", "block 1 adds an op its block 0 did not list",
 		widen(1, "ops"), list("ops=delegate,invoke"), list("ops=delegate,read"))
 	one("depth-0", "depth=0: no block may follow block 0",
-		widen(1, ""), list("depth=0"), list())
-	one("depth-past-limit", "depth=1 in block 0: block 2 lies past the limit, naming no kind",
-		widen(2, ""), list("depth=1"), list(), list())
+		widen(1, "depth"), list("depth=0"), list())
+	one("depth-past-limit", "depth=1 in block 0: block 2 lies past the limit, naming depth",
+		widen(2, "depth"), list("depth=1"), list(), list())
 	one("depth-moved-later", "depth=2 in block 0, then depth=2 in block 1 (limit 3 > 2): the later depth widens",
 		widen(1, "depth"), list("depth=2"), list("depth=2"))
 	one("depth-narrowed", "depth=2 in block 0, then depth=1 in block 1 (limit 2): allowed",
