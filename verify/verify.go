@@ -174,9 +174,11 @@ func (d *Decision) checkPolicy(scope *caveat.Scope, now time.Time, opts *Options
 		}
 	}
 	if !ok {
-		if opts.RequireExpiry || opts.MaxLifetime > 0 {
-			d.refuse(CheckPolicy, -1, 0, "expiry required: the ticket has no until caveat")
+		why := "expiry required: the ticket has no until caveat"
+		if !opts.RequireExpiry {
+			why = fmt.Sprintf("maximum lifetime %s: the ticket has no until caveat, so its lifetime is unbounded", opts.MaxLifetime)
 		}
+		d.refuse(CheckPolicy, -1, 0, why)
 		return
 	}
 	if opts.MaxLifetime > 0 {
