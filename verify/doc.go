@@ -2,22 +2,25 @@
 //
 // Verify is a pure function: the same ticket, request, keyring, time and
 // options give the same Decision, with no I/O, no clock of its own and no
-// global state. In order, it:
+// global state. In order (spec/FORMAT.md §7 states it exactly), it:
 //
 //  1. finds the root key by the id block 0 names, and checks that the
-//     verifier's policy accepts it and that its mode is the ticket's;
-//  2. checks the chain: every HMAC tag (in constant time) or Ed25519
-//     signature, and the seal;
-//  3. checks that every block is at least as strict as the blocks before it
-//     (by meaning: package caveat's Scope), that no block follows one whose
-//     ops lack delegate, and that depth limits hold;
-//  4. checks the caller's revoked set against every block id;
-//  5. checks the verifier's own policy (expiry required, maximum lifetime),
-//     which no ticket can weaken;
-//  6. evaluates every caveat of every block against the request.
-//
-// Steps 1 and 2 stop at the first failure: nothing in an unverified ticket is
-// looked at further. Later steps report every refusal they find.
+//     verifier accepts the key's mode and that it is the ticket's, then
+//     checks the chain: every HMAC tag (in constant time) or Ed25519
+//     signature, and the tail or seal — the first failure is the only
+//     refusal;
+//  2. checks that every block may follow the ones before it (ops with
+//     delegate, depth), is at least as strict as they are (by meaning:
+//     package caveat's Scope) and rebinds only as §4.4 allows — the first
+//     failure is the only refusal;
+//  3. checks the caller's revoked set against every block id — any refusal
+//     here ends the decision;
+//  4. checks the verifier's own policy (holder required, expiry required,
+//     maximum lifetime), which no ticket can weaken — every refusal that
+//     applies, and then the decision ends;
+//  5. evaluates every caveat of every block against the request, and, for
+//     a bound ticket, the holder's DPoP proof (RFC 9449 §4.3) — every
+//     caveat refusal, then the proof's.
 //
 // A refusal is a value (Decision.Refusals), not an error: which check, which
 // block, which caveat kind, and a reason a person can act on. An error from
