@@ -55,6 +55,9 @@ func New(cfg Config) (*Guard, error) {
 	if cfg.Hold < 0 {
 		return nil, errors.New("guard: hold must not be negative")
 	}
+	if cfg.Options.Skew > MaxSkew {
+		return nil, fmt.Errorf("guard: skew %v is over %v: the store keeps a family's budgets and revocations only that long past its until", cfg.Options.Skew, MaxSkew)
+	}
 	return &Guard{cfg: cfg}, nil
 }
 
@@ -116,7 +119,7 @@ func (g *Guard) Check(ctx context.Context, t *token.Ticket, req *caveat.Request,
 func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time) {
 	a := Admission{
 		Request: NewRequestID(), Blocks: d.BlockIDs, Budgets: d.Budgets, Cost: req.Cost,
-		Now: now, Expires: familyExpires(t, g.cfg.Options.Skew),
+		Now: now, Expires: familyExpires(t),
 	}
 	if g.cfg.Hold > 0 {
 		a.HoldUntil = now.Add(g.cfg.Hold)
@@ -155,10 +158,14 @@ func (d *Decision) refuse(c verify.Check, block int, kind caveat.Kind, reason st
 	d.Refusals = append(d.Refusals, verify.Refusal{Check: c, Block: block, Kind: kind, Reason: reason})
 }
 
-// familyExpires is block 0's until plus skew, when block 0 has one: the
-// instant after which no ticket of the family can be admitted (every later
-// block narrows it), so the family's counters may be forgotten.
-func familyExpires(t *token.Ticket, skew time.Duration) time.Time {
+// familyExpires is block 0's until plus MaxSkew, when block 0 has one:
+// after it no guard, whatever its skew (at most MaxSkew), admits a ticket of
+// the family (every later block narrows the until), so the family's
+// counters and revocations may be forgotten. It is the same for every guard
+// on a store: a guard with a larger skew than another's must not find a
+// budget the other's expiry let the store forget.
+func familyExpires(t *token.Ticket) time.Time {
+	const skew = MaxSkew
 	blocks := t.UnverifiedBlocks()
 	if len(blocks) == 0 {
 		return time.Time{}
@@ -179,8 +186,10 @@ func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Tim
 	if d == nil || d.Request == (RequestID{}) {
 		return errors.New("guard: settle needs an allowed decision")
 	}
-	err := g.cfg.Store.Settle(ctx, d.family(), d.Request, o, now)
-	if err != nil && !(o == Capture && errors.Is(err, ErrSettled)) {
+	// A capture of a captured reservation (its hold ended) does nothing; a
+	// capture of a released one fails with ErrSettled and writes no
+	// receipt, which would claim the call was charged.
+	if err := g.cfg.Store.Settle(ctx, d.family(), d.Request, o, now); err != nil {
 		return fmt.Errorf("guard: settle: %w", err)
 	}
 	kind := chain.KindCaptured
@@ -203,6 +212,6 @@ func (g *Guard) Revoke(ctx context.Context, t *token.Ticket, now time.Time) erro
 	if len(d.BlockIDs) == 0 {
 		return fmt.Errorf("guard: revoke: the ticket does not verify: %w", d.Err())
 	}
-	r := Revocation{Family: d.BlockIDs[0], Blocks: d.BlockIDs[len(d.BlockIDs)-1:], Expires: familyExpires(t, g.cfg.Options.Skew)}
+	r := Revocation{Family: d.BlockIDs[0], Blocks: d.BlockIDs[len(d.BlockIDs)-1:], Expires: familyExpires(t)}
 	return g.cfg.Store.Revoke(ctx, r, now)
 }

@@ -43,3 +43,9 @@ const (
 	maxSubject  = 512     // one subject
 	maxSubjects = 8 << 10 // all subjects together
 )
+
+// MaxSkew bounds the clock skew (verify.Options.Skew) of a Guard: a
+// family's counters and revocations are kept until block 0's until plus
+// MaxSkew, so that no guard on the store admits a ticket after its state
+// was forgotten. It matches the CLI's revocation margin.
+const MaxSkew = 24 * time.Hour

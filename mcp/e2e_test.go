@@ -310,6 +310,9 @@ func newE2E(t *testing.T, node, entry string) *e2e {
 		t.Fatalf("go env GOMOD: %q %v", gomod, err)
 	}
 	tmp := e2eRealDir(t)
+	// Every guard of the test keeps its state in the test's own store,
+	// never in the user's default one.
+	t.Setenv("TICKETTOOL_STORE", filepath.Join(tmp, "store.db"))
 	e := &e2e{bin: filepath.Join(tmp, "tickettool"), keys: tmp, node: node, entry: entry, log: filepath.Join(tmp, "receipts.log")}
 	build := exec.Command("go", "build", "-o", e.bin, "./cmd/tickettool")
 	build.Dir = filepath.Dir(string(bytes.TrimSpace(gomod)))

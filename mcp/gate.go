@@ -156,8 +156,8 @@ func (s *session) unqueue(c *pendingCall, r *pendingReq) {
 // would then run it to its end without answering, and the gate must see
 // that answer before it lets another call through; the answer reaches the
 // agent, which ignores it, as a sender of a cancellation does). Any other
-// pending request is cancelled at the server, which will not answer it, so
-// its id is free again.
+// pending request's cancellation is forwarded, and its id stays pending
+// until an answer to it comes.
 func (s *session) cancelled(requestID json.RawMessage) bool {
 	k, err := agentID(requestID)
 	if err != nil {
@@ -173,13 +173,15 @@ func (s *session) cancelled(requestID json.RawMessage) bool {
 		c.cancelled.Store(true)
 		return true
 	}
-	if r, ok := s.pending[k]; ok {
-		if r.call {
-			s.p.log.Printf("kept back a cancellation of a call the server is running: the guard waits for its answer")
-			return true
-		}
-		delete(s.pending, k)
+	if r, ok := s.pending[k]; ok && r.call {
+		s.p.log.Printf("kept back a cancellation of a call the server is running: the guard waits for its answer")
+		return true
 	}
+	// Any other pending request stays pending: the server may have
+	// answered it already, and that answer, still on its way, must never be
+	// taken for the answer to a later request reusing the id (a call whose
+	// budget an error answer would give back). So the id is not free again
+	// until an answer comes, if ever.
 	return false
 }
 

@@ -126,7 +126,8 @@ func startGuard(t *testing.T, bin, dir string, args ...string) *guardProc {
 	g := &guardProc{cmd: exec.Command(bin, args...), lines: make(chan string, 16), stderr: &safeBuffer{}}
 	g.cmd.Dir = dir
 	// Under -race the children would sleep 1 s at exit otherwise.
-	g.cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	g.cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
+		"TICKETTOOL_STORE="+filepath.Join(dir, "store.db")) // never the user's default store
 	g.cmd.Stderr = g.stderr
 	var err error
 	if g.in, err = g.cmd.StdinPipe(); err != nil {
