@@ -43,6 +43,41 @@ func fixture(t *testing.T, caveats ...string) (*token.Ticket, *token.Keyring) {
 
 func readFile() *caveat.Request { return &caveat.Request{Tool: "read_file", Op: "invoke"} }
 
+// receiptLog opens a new receipt log in a temporary directory.
+func receiptLog(t *testing.T) (*chain.Log, string) {
+	t.Helper()
+	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("guard receipts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "r.log")
+	log, err := chain.Open(path, rk, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, path
+}
+
+// receiptKinds closes log and returns the kinds of its records, joined
+// by commas.
+func receiptKinds(t *testing.T, log *chain.Log, path string) string {
+	t.Helper()
+	log.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var kinds []string
+	for e, err := range chain.Scan(f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, e.Record.Kind.String())
+	}
+	return strings.Join(kinds, ",")
+}
+
 // failingStore fails every step, as a store that is down does.
 type failingStore struct{ guard.Store }
 
@@ -73,15 +108,7 @@ func TestStoreFailureRefuses(t *testing.T) {
 // a receipt.
 func TestHoldReleaseCapture(t *testing.T) {
 	tk, keys := fixture(t, "calls=1")
-	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("guard receipts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "r.log")
-	log, err := chain.Open(path, rk, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	log, path := receiptLog(t)
 	ctx := context.Background()
 	g, err := guard.New(guard.Config{Keys: keys, Receipts: log, Hold: time.Minute})
 	if err != nil {
@@ -110,20 +137,7 @@ func TestHoldReleaseCapture(t *testing.T) {
 	if d4, _ := g.Check(ctx, tk, readFile(), t0.Add(5*time.Second)); d4.Allowed {
 		t.Fatal("a captured call was given back")
 	}
-	log.Close()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var kinds []string
-	for e, err := range chain.Scan(f) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		kinds = append(kinds, e.Record.Kind.String())
-	}
-	if got := strings.Join(kinds, ","); got != "allowed,refused,released,allowed,captured,refused" {
+	if got := receiptKinds(t, log, path); got != "allowed,refused,released,allowed,captured,refused" {
 		t.Errorf("receipts %s", got)
 	}
 }
