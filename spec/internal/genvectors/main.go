@@ -1,5 +1,6 @@
-// Command genvectors writes spec/vectors/tickets.json (run by
-// `go generate ./spec` from the spec directory).
+// Command genvectors writes spec/vectors/tickets.json and
+// spec/vectors/receipts.json (run by `go generate ./spec` from the spec
+// directory).
 package main
 
 import (
@@ -10,13 +11,20 @@ import (
 )
 
 func main() {
-	out, err := vecgen.Generate()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "genvectors:", err)
-		os.Exit(1)
-	}
-	if err := os.WriteFile("vectors/tickets.json", out, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "genvectors:", err)
-		os.Exit(1)
+	for _, v := range []struct {
+		path string
+		gen  func() ([]byte, error)
+	}{
+		{"vectors/tickets.json", vecgen.Generate},
+		{"vectors/receipts.json", vecgen.GenerateReceipts},
+	} {
+		out, err := v.gen()
+		if err == nil {
+			err = os.WriteFile(v.path, out, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "genvectors:", err)
+			os.Exit(1)
+		}
 	}
 }

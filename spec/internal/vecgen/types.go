@@ -1,5 +1,6 @@
 // Package vecgen generates spec/vectors/tickets.json: deterministic test
-// vectors (fixed keys, fixed randomness) for the ticket format. It is run by
+// vectors (fixed keys, fixed randomness) for the ticket format, and
+// spec/vectors/receipts.json for the receipt log (chain/FORMAT.md). It is run by
 // `go generate ./spec`; a test checks that regenerating changes no byte.
 //
 // The generator computes every intermediate value (derived key, tags,

@@ -1,0 +1,188 @@
+package vecgen
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/internal/detrand"
+)
+
+// ReceiptOrigin is the origin of every receipt log in the vectors.
+const ReceiptOrigin = "example.com/receipts/agent-1"
+
+// receiptKeyName is the signed-note name of every receipt key.
+const receiptKeyName = "example.com/receipts"
+
+// ReceiptBase is the time of the first record of every log.
+var ReceiptBase = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+type rgen struct {
+	file ReceiptFile
+	keys map[string]*chain.Key
+	err  error
+}
+
+func (g *rgen) fail(err error) {
+	if g.err == nil && err != nil {
+		g.err = err
+	}
+}
+
+// GenerateReceipts returns spec/vectors/receipts.json, byte for byte as
+// committed. Signatures, hashes, the origin hash and the Merkle roots are
+// computed here with the standard library from chain/FORMAT.md, and the
+// generator fails if package chain disagrees with any vector.
+func GenerateReceipts() ([]byte, error) {
+	oh := sha256.Sum256([]byte("tickettool/v1 receipt origin\x00" + ReceiptOrigin))
+	g := &rgen{keys: map[string]*chain.Key{}, file: ReceiptFile{
+		Description: "tickettool receipt log v1 test vectors (chain/FORMAT.md). Every key and time is fixed; " +
+			"`go generate ./spec` regenerates this file byte for byte. Run them as spec/README.md says.",
+		Origin: ReceiptOrigin, OriginHash: hex.EncodeToString(oh[:]), Keys: map[string]ReceiptKey{},
+	}}
+	g.key("ed25519", chain.AlgEd25519, "spec receipt ed25519")
+	g.key("hmac", chain.AlgHMACSHA256, "spec receipt hmac")
+	g.key("ed25519-other", chain.AlgEd25519, "spec receipt ed25519 other")
+	g.key("hmac-other", chain.AlgHMACSHA256, "spec receipt hmac other")
+	for _, k := range []string{"ed25519", "hmac"} {
+		log := g.validLog(k)
+		g.tampered(k, log)
+	}
+	if g.err != nil {
+		return nil, g.err
+	}
+	out, err := json.MarshalIndent(g.file, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// key derives a key from a fixed label: its Ed25519 seed or HMAC secret
+// is SHA-256(label || 0^8) (detrand's first block), taken directly rather
+// than through chain.GenerateKey, whose use of its reader is not a
+// promise.
+func (g *rgen) key(id string, alg chain.Alg, label string) {
+	secret := make([]byte, 32)
+	detrand.New(label).Read(secret)
+	var k *chain.Key
+	var err error
+	if alg == chain.AlgEd25519 {
+		k, err = chain.NewEd25519Key(receiptKeyName, ed25519.NewKeyFromSeed(secret))
+	} else {
+		k, err = chain.NewHMACKey(receiptKeyName, secret)
+	}
+	if err != nil {
+		g.fail(err)
+		return
+	}
+	g.keys[id] = k
+	rk := ReceiptKey{Alg: alg.String(), Name: k.Name(), KeyHash: fmt.Sprintf("%08x", k.KeyHash())}
+	var want uint32
+	if alg == chain.AlgEd25519 {
+		rk.Seed = hex.EncodeToString(k.Ed25519PrivateKey().Seed())
+		rk.Public = hex.EncodeToString(k.PublicKey())
+		vk, err := chain.FormatKey(k.VerifierKey())
+		g.fail(err)
+		rk.VerifierKey = strings.TrimSuffix(vk, "\n")
+		want = noteKeyHash(k.Name(), append([]byte{1}, k.PublicKey()...))
+	} else {
+		rk.Secret = hex.EncodeToString(k.HMACSecret())
+		id := sha256.Sum256(append([]byte("tickettool/v1 hmac key id\x00"), k.HMACSecret()...))
+		want = noteKeyHash(k.Name(), append([]byte("\xfftickettool/v1 hmac-sha256"), id[:]...))
+	}
+	if want != k.KeyHash() {
+		g.fail(fmt.Errorf("vecgen: receipt key %s: key hash %08x, FORMAT.md §3 gives %08x", id, k.KeyHash(), want))
+	}
+	g.file.Keys[id] = rk
+}
+
+func noteKeyHash(name string, typeAndKey []byte) uint32 {
+	h := sha256.Sum256(append([]byte(name+"\n"), typeAndKey...))
+	return binary.BigEndian.Uint32(h[:4])
+}
+
+// sign returns the record's bytes, signed per FORMAT.md §1.1 with the
+// standard library, and checks chain.Record.Marshal agrees.
+func (g *rgen) sign(key string, r *chain.Record) (input, rec []byte) {
+	k := g.keys[key]
+	r.Alg, r.Sig = k.Alg(), nil
+	input, err := r.SigningInput()
+	if err != nil {
+		g.fail(err)
+		return nil, nil
+	}
+	if k.Alg() == chain.AlgEd25519 {
+		r.Sig = ed25519.Sign(k.Ed25519PrivateKey(), input)
+	} else {
+		m := hmac.New(sha256.New, k.HMACSecret())
+		m.Write(input)
+		r.Sig = m.Sum(nil)
+	}
+	e := input[len("tickettool/v1 receipt\x00"):]
+	rec = append([]byte{e[0] + 1}, e[1:]...)
+	rec = append(append(rec, 0x10, 0x58, byte(len(r.Sig))), r.Sig...)
+	if b, err := r.Marshal(); err != nil || !bytes.Equal(b, rec) {
+		g.fail(fmt.Errorf("vecgen: record %d: chain.Marshal disagrees with FORMAT.md §1.1 (%v)", r.Seq, err))
+	}
+	return input, rec
+}
+
+// receiptRecords are the records of every valid log, every kind at least
+// once; time is ReceiptBase plus ms (two records share a time: time may
+// stand still, never go back).
+func receiptRecords() []chain.Record {
+	tid, _ := hex.DecodeString("5f1c0d3e9a7b2c4d6e8f0a1b2c3d4e5f")
+	cid, _ := hex.DecodeString("a0b1c2d3e4f5061728394a5b6c7d8e9f")
+	rules := []string{"src/discount/rules.go"}
+	at := func(ms int64) time.Time { return ReceiptBase.Add(time.Duration(ms) * time.Millisecond) }
+	return []chain.Record{
+		{Time: at(0), Kind: chain.KindIntent, Note: "upgrade pricing deps"},
+		{Time: at(1500), Kind: chain.KindMinted, TicketID: tid, FamilyID: tid, Tool: "read_file,write_file"},
+		{Time: at(2000), Kind: chain.KindDelegated, TicketID: cid, FamilyID: tid, Block: 1, Note: "tools=read_file paths=src/discount/"},
+		{Time: at(3000), Kind: chain.KindAllowed, TicketID: cid, FamilyID: tid, Block: 1, Tool: "read_file", Op: "invoke", Subjects: rules},
+		{Time: at(3000), Kind: chain.KindCaptured, TicketID: cid, FamilyID: tid, Block: 1, Tool: "read_file", Op: "invoke", Note: "request 1"},
+		{Time: at(4250), Kind: chain.KindRefused, TicketID: cid, FamilyID: tid, Block: 1, Tool: "write_file", Op: "invoke",
+			Subjects: []string{"src/discount/a.go", "src/refund/x.go"}, Check: "caveat", Caveat: "tools", Reason: "write_file is not in tools=read_file"},
+		{Time: at(5000), Kind: chain.KindAllowed, TicketID: cid, FamilyID: tid, Block: 1, Tool: "read_file", Op: "invoke", Subjects: rules},
+		{Time: at(5999), Kind: chain.KindReleased, TicketID: cid, FamilyID: tid, Block: 1, Tool: "read_file", Op: "invoke", Note: "request 2", Reason: "the tool failed"},
+		{Time: at(7000), Kind: chain.KindOther, Note: "session closed"},
+	}
+}
+
+// chainRecords signs rs into a log under key from prev; it returns the
+// records' bytes.
+func (g *rgen) chainRecords(key string, rs []chain.Record, prev [32]byte, seq uint64) [][]byte {
+	var out [][]byte
+	for _, r := range rs {
+		r.Seq, r.Prev = seq, prev
+		_, b := g.sign(key, &r)
+		out = append(out, b)
+		prev, seq = sha256.Sum256(b), seq+1
+	}
+	return out
+}
+
+// merkleRoot is the RFC 6962 §2.1 Merkle tree hash of leaves.
+func merkleRoot(leaves [][]byte) [32]byte {
+	switch len(leaves) {
+	case 0:
+		return sha256.Sum256(nil)
+	case 1:
+		return sha256.Sum256(append([]byte{0}, leaves[0]...))
+	}
+	k := 1
+	for k*2 < len(leaves) {
+		k *= 2
+	}
+	l, r := merkleRoot(leaves[:k]), merkleRoot(leaves[k:])
+	return sha256.Sum256(append(append([]byte{1}, l[:]...), r[:]...))
+}
