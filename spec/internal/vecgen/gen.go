@@ -45,6 +45,7 @@ func Generate() ([]byte, error) {
 	g.policy()
 	g.smallOrderKeys()
 	g.proofs()
+	g.rebinding()
 	g.values()
 	g.malformed()
 	if g.err != nil {
