@@ -165,7 +165,9 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 		return m
 	}
 	other := g.boundTo("field6/other", "alice")
-	moved := func(i uint64, _, b []byte) map[uint64][]byte { return bySig(i, sha([]byte(lID), unwire(g, other).T), b) }
+	moved := func(i uint64, _, b []byte) map[uint64][]byte {
+		return bySig(i, sha([]byte(lID), unwire(g, other).T), b)
+	}
 	unbound := g.mint("field6/unbound", "root-h", g.caveats("tools=read_file", "until=2026-11-30T13:00:00Z"))
 	refused := func(block int) []Request {
 		return []Request{req().withProof(g.proofFor("bob", nil)).want(refWiden(block, "holder"))}
