@@ -24,6 +24,7 @@ func (g *gen) proofs() {
 	g.window("carol")
 	g.htu()
 	g.rebindES256()
+	g.jwsStructure()
 }
 
 // window: a proof issued at t12 against requests around it. The window

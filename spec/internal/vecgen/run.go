@@ -112,7 +112,7 @@ func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *R
 		req.Cost = &a
 	}
 	if r.DPoP != nil {
-		req.Holder = &caveat.HolderProof{Proof: r.DPoP.Proof, Method: r.DPoP.Method, URI: r.DPoP.URI}
+		req.Holder = &caveat.HolderProof{Proof: r.DPoP.Proof, Method: r.DPoP.Method, URI: r.DPoP.URI, Nonce: r.DPoP.Nonce}
 	}
 	d, err := verify.Verify(t, req, keys, now, opts)
 	if err != nil {
@@ -187,6 +187,11 @@ func (o *Options) verifyOptions() (*verify.Options, error) {
 	opts.Skew = time.Duration(o.SkewSeconds) * time.Second
 	opts.RequireHolder, opts.RequireExpiry = o.RequireHolder, o.RequireExpiry
 	opts.MaxLifetime = time.Duration(o.MaxLifetimeSeconds) * time.Second
+	for _, a := range o.DPoPAlgorithms {
+		opts.DPoP.Algorithms = append(opts.DPoP.Algorithms, verify.Algorithm(a))
+	}
+	opts.DPoP.MaxAge = time.Duration(o.DPoPMaxAgeSeconds) * time.Second
+	opts.DPoP.FutureSkew = time.Duration(o.DPoPFutureSkewSeconds) * time.Second
 	for _, m := range o.Modes {
 		switch m {
 		case "hmac":

@@ -66,6 +66,12 @@ type Options struct {
 	RequireHolder      bool  `json:"require_holder,omitempty"`
 	RequireExpiry      bool  `json:"require_expiry,omitempty"`
 	MaxLifetimeSeconds int64 `json:"max_lifetime_seconds,omitempty"`
+	// The DPoP settings of FORMAT.md §4.5: the alg allow-list (absent
+	// means ES256 and EdDSA) and the window (0 or absent means 300 s back
+	// and 30 s ahead).
+	DPoPAlgorithms        []string `json:"dpop_algorithms,omitempty"`
+	DPoPMaxAgeSeconds     int64    `json:"dpop_max_age_seconds,omitempty"`
+	DPoPFutureSkewSeconds int64    `json:"dpop_future_skew_seconds,omitempty"`
 }
 
 // Request is one call and the expected decision.
@@ -107,6 +113,9 @@ type DPoP struct {
 	Proof  string `json:"proof"`
 	Method string `json:"htm"`
 	URI    string `json:"htu"`
+	// Nonce is the nonce the verifier demands (FORMAT.md §4.5 step 11);
+	// absent means none.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // Refusal is one expected refusal.
