@@ -2,6 +2,7 @@ package caveat
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -75,6 +76,16 @@ func domainProblem(d string) string {
 	}
 }
 
+// validPort reports whether p, the digits net/url found after the host's
+// colon (or ""), is empty or a number in 0..65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	return err == nil && n <= 65535
+}
+
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -100,6 +111,8 @@ func urlHost(raw string) (string, string) {
 	}
 	h := u.Hostname()
 	switch {
+	case !validPort(u.Port()):
+		return "", "has a port outside 0..65535"
 	case h == "":
 		return "", "has no host"
 	case !isASCII(h):

@@ -2,8 +2,8 @@ package caveat
 
 import (
 	"slices"
-	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/internal/strictcbor"
@@ -112,8 +112,12 @@ func validAud(s string) bool {
 }
 
 // printProblem returns why s is not valid UTF-8 made only of printable
-// characters (strconv.IsPrint: letters, marks, numbers, punctuation,
-// symbols and the ASCII space), or "".
+// characters (spec/CAVEATS.md: U+0020–U+007E, and the letters, marks,
+// numbers, punctuation and symbols of Unicode 15.0.0 in printableTable,
+// pinned so that a newer toolchain does not change which tickets decode),
+// or "".
+//
+//go:generate go run ../internal/genprintable -o printable_table.go
 func printProblem(s string) string {
 	for i := 0; i < len(s); {
 		b := s[i]
@@ -131,7 +135,7 @@ func printProblem(s string) string {
 		if r == utf8.RuneError && n == 1 {
 			return "is not valid UTF-8"
 		}
-		if !strconv.IsPrint(r) {
+		if !unicode.Is(printableTable, r) {
 			return "contains a non-printing character"
 		}
 		i += n
