@@ -14,13 +14,24 @@ type Chain struct {
 }
 
 // TicketID returns the id of the whole ticket: the id of its last block.
-func (c *Chain) TicketID() BlockID { return c.IDs[len(c.IDs)-1] }
+// A zero Chain has none: the zero BlockID.
+func (c *Chain) TicketID() BlockID {
+	if len(c.IDs) == 0 {
+		return BlockID{}
+	}
+	return c.IDs[len(c.IDs)-1]
+}
 
 // VerifyChain checks the ticket's chain under key: the key must have the id
 // and mode block 0 names (else ErrKeyMismatch), and every tag or signature,
 // and the seal if any, must verify (else ErrChain). HMAC tags are compared
-// in constant time. The error never reveals a tag or key.
+// in constant time. The error never reveals a tag or key; with an error
+// the Chain is always the zero Chain. A zero Ticket (not made by Parse,
+// Decode, Mint or Attenuate) is ErrMalformed.
 func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
+	if len(t.blocks) == 0 {
+		return Chain{}, errEmpty()
+	}
 	if key == nil {
 		return Chain{}, &Error{Block: -1, Reason: "no key", Err: ErrKeyMismatch}
 	}
@@ -32,10 +43,16 @@ func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
 		return Chain{}, &Error{Block: 0, Reason: "ticket is " + b0.Mode.String() + " but the key is " + key.mode.String(), Err: ErrKeyMismatch}
 	}
 	c := Chain{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	var err error
 	if key.mode == ModeHMAC {
-		return c, t.verifyHMAC(key.hmac, c.IDs)
+		err = t.verifyHMAC(key.hmac, c.IDs)
+	} else {
+		err = t.verifyEd25519(key.ed, c.IDs)
 	}
-	return c, t.verifyEd25519(key.ed, c.IDs)
+	if err != nil {
+		return Chain{}, err
+	}
+	return c, nil
 }
 
 func (t *Ticket) verifyHMAC(root []byte, ids []BlockID) error {

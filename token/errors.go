@@ -70,3 +70,9 @@ func fromCaveat(block int, err error, sentinel error) error {
 	}
 	return &Error{Block: block, Reason: err.Error(), Err: sentinel}
 }
+
+// errEmpty is the error of every operation on a zero Ticket, which no
+// decoder or minter returns.
+func errEmpty() error {
+	return &Error{Block: -1, Reason: "the ticket has no blocks (a zero Ticket: use Parse, Decode or Mint)", Err: ErrMalformed}
+}

@@ -142,6 +142,9 @@ func (t *Ticket) UnverifiedScope() (caveat.Scope, error) {
 // append after a block whose ops lack delegate or past a depth limit; it
 // refuses a sealed ticket (ErrSealed). t is unchanged.
 func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
+	if len(t.blocks) == 0 {
+		return nil, errEmpty()
+	}
 	if t.seal != nil {
 		return nil, &Error{Block: -1, Reason: "cannot append", Err: ErrSealed}
 	}
@@ -211,6 +214,9 @@ func (t *Ticket) appendBlock(b Block, seed []byte) (*Ticket, error) {
 // final tag (HMAC) or signature (Ed25519), so nothing more can be appended
 // by anyone. Sealing a sealed ticket is ErrSealed.
 func (t *Ticket) Seal() (*Ticket, error) {
+	if len(t.blocks) == 0 {
+		return nil, errEmpty()
+	}
 	if t.seal != nil {
 		return nil, &Error{Block: -1, Reason: "already sealed", Err: ErrSealed}
 	}

@@ -122,11 +122,22 @@ func (t *Ticket) Len() int { return len(t.blocks) }
 // Sealed reports whether the ticket is sealed.
 func (t *Ticket) Sealed() bool { return t.seal != nil }
 
-// UnverifiedMode returns the mode block 0 names.
-func (t *Ticket) UnverifiedMode() Mode { return t.blocks[0].Mode }
+// UnverifiedMode returns the mode block 0 names (0 for a zero Ticket).
+func (t *Ticket) UnverifiedMode() Mode {
+	if len(t.blocks) == 0 {
+		return 0
+	}
+	return t.blocks[0].Mode
+}
 
-// UnverifiedKeyID returns the key id block 0 names, for finding the key.
-func (t *Ticket) UnverifiedKeyID() string { return t.blocks[0].KeyID }
+// UnverifiedKeyID returns the key id block 0 names, for finding the key
+// ("" for a zero Ticket).
+func (t *Ticket) UnverifiedKeyID() string {
+	if len(t.blocks) == 0 {
+		return ""
+	}
+	return t.blocks[0].KeyID
+}
 
 // UnverifiedBlocks returns the decoded blocks. Nothing in them is
 // trustworthy until VerifyChain succeeds; inspect them, never act on them.

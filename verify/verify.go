@@ -66,8 +66,8 @@ func Validate(t *token.Ticket, keys *token.Keyring, now time.Time, opts *Options
 var noOptions Options
 
 func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
-	if t == nil {
-		return Decision{}, errors.New("verify: no ticket")
+	if t == nil || t.Len() == 0 {
+		return Decision{}, errors.New("verify: no ticket (nil, or a zero token.Ticket)")
 	}
 	if keys == nil {
 		return Decision{}, errors.New("verify: no keyring")
