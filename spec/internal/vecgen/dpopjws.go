@@ -3,6 +3,7 @@ package vecgen
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -82,7 +83,7 @@ func (g *gen) jwsStructure() {
 		no(hp(strings.Replace(p.header(""), "EdDSA", "ES256", 1))),
 		no(hp(`{"alg":"EdDSA","typ":"dpop+jwt"}`)),
 		no(hp(`{"alg":"EdDSA","jwk":` + g.file.Holders["alice"].PrivateJWK + `,"typ":"dpop+jwt"}`)),
-		no(hp(`{"alg":"EdDSA","jwk":` + strings.Replace(p.jwk, `{`, `{"alg":"ES256",`, 1) + `,"typ":"dpop+jwt"}`)),
+		no(hp(`{"alg":"EdDSA","jwk":` + g.jwkWithAlg("alice", "ES256") + `,"typ":"dpop+jwt"}`)),
 		// Serialisation (steps 1–2).
 		no(good + ".x"),
 		no(strings.Join(strings.Split(good, ".")[:2], ".")),
@@ -226,4 +227,15 @@ func (g *gen) customWindow() {
 			r.at(at(-5 * time.Second)).want(),
 			r.at(at(-5*time.Second - time.Millisecond)).want(refDPoP(0)),
 		}}, t, "root-h", false)
+}
+
+// jwkWithAlg is holder's public JWK with its alg member set to alg (and
+// no other alg member).
+func (g *gen) jwkWithAlg(holder, alg string) string {
+	var m map[string]any
+	g.fail(json.Unmarshal([]byte(g.file.Holders[holder].PublicJWK), &m))
+	m["alg"] = alg
+	out, err := json.Marshal(m)
+	g.fail(err)
+	return string(out)
 }

@@ -108,7 +108,7 @@ func (g *gen) rebindMalformed(base *token.Ticket, alice cbor.RawMessage, toBob [
 		{"malformed/rebind-signature-without-jwk", "the envelope carries a signature under key 1, block 1 no field 6",
 			g.handAppend(base, toBob, nil, fixedSig(1, sig))},
 		{"malformed/rebind-signature-empty", "the signature under key 1 is empty",
-			g.handAppend(base, toBob, alice, fixedSig(1, nil))},
+			g.handAppend(base, toBob, alice, fixedSig(1, []byte{}))},
 		{"malformed/rebind-signature-257-bytes", "the signature under key 1 is 257 bytes (the limit is 256)",
 			g.handAppend(base, toBob, alice, fixedSig(1, make([]byte, 257)))},
 		{"malformed/rebind-signature-for-no-block", "a correct rebinding, and a second signature under key 2 of a two-block ticket",
@@ -260,10 +260,10 @@ func (g *gen) smallOrderRebind() {
 		w, []Request{req().withProof(g.proofFor("mallory", nil)).want(refWiden(1, "holder"))})
 }
 
-// offCurveRebind: carol's ES256 JWK with y changed, so that the point is
-// not on P-256.
+// offCurveRebind: a ticket bound to the thumbprint of carol's ES256 JWK
+// with y changed (so that the point is not on P-256), rebound with that
+// JWK: only the on-curve rule refuses the key itself.
 func (g *gen) offCurveRebind() {
-	base := g.boundTo("field6/carol", "carol")
 	pub := g.holders["carol"].(*ecdsa.PrivateKey).PublicKey
 	raw, err := pub.Bytes() // 0x04 ‖ x ‖ y
 	g.fail(err)
@@ -273,8 +273,12 @@ func (g *gen) offCurveRebind() {
 	y := append([]byte(nil), raw[33:]...)
 	y[31] ^= 1
 	jwk := `{"crv":"P-256","kty":"EC","x":"` + b64(raw[1:33]) + `","y":"` + b64(y) + `"}`
+	h, err := caveat.NewHolder(b64(sha([]byte(jwk))))
+	g.fail(err)
+	base := g.mint("field6/off-curve", "root-h", append(g.caveats("tools=read_file", "until=2026-11-30T13:00:00Z"), h))
 	w := g.handAppend(base, []caveat.Caveat{g.bind("bob")}, jwkOf(jwk), g.signedBy("carol"))
-	g.addRebind("rebind/jwk-off-curve", "carol's ES256 JWK with the last bit of y flipped: not a point of P-256",
+	g.addRebind("rebind/jwk-off-curve", "bound to the thumbprint of carol's ES256 JWK with the last bit of y flipped "+
+		"(not a point of P-256), rebound to bob with that JWK and carol's signature: the thumbprint matches, the key is refused",
 		w, []Request{req().withProof(g.proofFor("bob", nil)).want(refWiden(1, "holder"))})
 }
 
