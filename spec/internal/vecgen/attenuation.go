@@ -19,6 +19,8 @@ func (g *gen) attenuation() {
 		nil, list("ops=delegate,invoke"), list("ops=delegate,invoke"), list("tools=read_file"))
 	one("ops-widened", "block 1 adds an op its block 0 did not list",
 		widen(1, "ops"), list("ops=delegate,invoke"), list("ops=delegate,read"))
+	one("ops-and-depth", "ops=invoke and depth=0 in block 0 both forbid block 1: the refusal names ops, checked first",
+		widen(1, "ops"), list("ops=invoke", "depth=0"), list())
 	one("depth-0", "depth=0: no block may follow block 0",
 		widen(1, "depth"), list("depth=0"), list())
 	one("depth-past-limit", "depth=1 in block 0: block 2 lies past the limit, naming depth",
