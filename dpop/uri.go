@@ -52,6 +52,10 @@ func NormalizeURI(s string) (string, error) {
 		return "", uriError("userinfo not allowed")
 	}
 	scheme := u.Scheme // url.Parse lowercases the scheme
+	authority, rawPath := splitRaw(s)
+	if strings.IndexByte(authority, '%') >= 0 {
+		return "", uriError("percent-encoding in the host")
+	}
 	host, port, err := splitHost(u.Host)
 	if err != nil {
 		return "", err
@@ -65,7 +69,7 @@ func NormalizeURI(s string) (string, error) {
 			host += ":" + strconv.FormatUint(n, 10)
 		}
 	}
-	path := removeDotSegments(normalizePercent(u.EscapedPath()))
+	path := removeDotSegments(normalizePath(rawPath))
 	if path == "" {
 		path = "/"
 	}
@@ -106,8 +110,10 @@ func splitHost(authority string) (host, port string, err error) {
 		if host == "" {
 			return "", "", uriError("missing host")
 		}
-		if strings.ContainsAny(host, "%[] ") {
-			return "", "", uriError("invalid host")
+		for _, c := range []byte(host) {
+			if !isUnreserved(c) && !isSubDelim(c) {
+				return "", "", uriError("invalid host")
+			}
 		}
 	}
 	if rest == "" || rest == ":" {
@@ -167,33 +173,59 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// normalizePercent decodes percent-encoded unreserved characters and
-// uppercases the hex digits of the remaining percent-encodings. Its input
-// comes from url.URL.EscapedPath, so every '%' starts a valid encoding; a
-// malformed one is copied unchanged.
-func normalizePercent(p string) string {
-	if strings.IndexByte(p, '%') < 0 {
-		return p
+// isSubDelim reports whether c is an RFC 3986 sub-delim.
+func isSubDelim(c byte) bool {
+	return strings.IndexByte("!$&'()*+,;=", c) >= 0
+}
+
+// splitRaw returns the authority and the path of s exactly as written:
+// s is "scheme://authority[path][?query][#fragment]" (url.Parse accepted
+// it, with a scheme and a host), and the path runs from the first '/'
+// after "://" to the first '?' or '#'.
+func splitRaw(s string) (authority, path string) {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
 	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+// normalizePath writes the path as written in one normal form (RFC 3986
+// §6.2.2.1 and §6.2.2.2, spec/FORMAT.md §4.5 step 6): a percent-encoded
+// unreserved character is decoded, every other percent-encoding keeps
+// its value with uppercase hex digits, unreserved characters, sub-delims,
+// ':', '@' and '/' stay as they are, and every other byte (a space,
+// non-ASCII bytes, '"', '<', '[' …) is percent-encoded. url.Parse has
+// already refused a '%' not followed by two hex digits; one is copied
+// unchanged all the same.
+func normalizePath(p string) string {
 	const upper = "0123456789ABCDEF"
 	b := make([]byte, 0, len(p))
 	for i := 0; i < len(p); i++ {
-		if p[i] != '%' || i+2 >= len(p) {
-			b = append(b, p[i])
-			continue
+		c := p[i]
+		if c == '%' && i+2 < len(p) {
+			hi, ok1 := unhex(p[i+1])
+			lo, ok2 := unhex(p[i+2])
+			if ok1 && ok2 {
+				if d := hi<<4 | lo; isUnreserved(d) {
+					b = append(b, d)
+				} else {
+					b = append(b, '%', upper[hi], upper[lo])
+				}
+				i += 2
+				continue
+			}
 		}
-		hi, ok1 := unhex(p[i+1])
-		lo, ok2 := unhex(p[i+2])
-		if !ok1 || !ok2 {
-			b = append(b, p[i])
-			continue
-		}
-		if c := hi<<4 | lo; isUnreserved(c) {
+		if c == '%' || isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' || c == '/' {
 			b = append(b, c)
-		} else {
-			b = append(b, '%', upper[hi], upper[lo])
+			continue
 		}
-		i += 2
+		b = append(b, '%', upper[c>>4], upper[c&15])
 	}
 	return string(b)
 }

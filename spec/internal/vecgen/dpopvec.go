@@ -93,6 +93,12 @@ func (g *gen) htu() {
 		{"https://ex.org/a", "https://user@ex.org/a", "refused"},
 		{"urn:x", "urn:x", "refused"},
 		{"https://ex.org:65536/a", "https://ex.org:65536/a", "refused"},
+		{"https://ex.org/a(b c", "https://ex.org/a(b%20c", "allowed"},
+		{"https://ex.org/a%2Fb c", "https://ex.org/a%2Fb%20c", "allowed"},
+		{"https://ex.org/a%2Fb c", "https://ex.org/a/b%20c", "refused"},
+		{"https://ex.org/\u00e9\"<>", "https://ex.org/%c3%a9%22%3c%3E", "allowed"},
+		{"https://b%C3%BCcher.example/", "https://b%C3%BCcher.example/", "refused"},
+		{"https://a<b.example/", "https://a<b.example/", "refused"},
 	}
 	var reqs []Request
 	for i, c := range cases {
