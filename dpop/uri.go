@@ -173,6 +173,11 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
+// pathByte reports whether c stands for itself in a normal path.
+func pathByte(c byte) bool {
+	return isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' || c == '/'
+}
+
 // isSubDelim reports whether c is an RFC 3986 sub-delim.
 func isSubDelim(c byte) bool {
 	return strings.IndexByte("!$&'()*+,;=", c) >= 0
@@ -204,6 +209,9 @@ func splitRaw(s string) (authority, path string) {
 // already refused a '%' not followed by two hex digits; one is copied
 // unchanged all the same.
 func normalizePath(p string) string {
+	if !strings.ContainsFunc(p, func(r rune) bool { return r >= 0x80 || !pathByte(byte(r)) }) {
+		return p // already normal: nothing to decode or encode
+	}
 	const upper = "0123456789ABCDEF"
 	b := make([]byte, 0, len(p))
 	for i := 0; i < len(p); i++ {
@@ -221,7 +229,7 @@ func normalizePath(p string) string {
 				continue
 			}
 		}
-		if c == '%' || isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' || c == '/' {
+		if c == '%' || pathByte(c) {
 			b = append(b, c)
 			continue
 		}
