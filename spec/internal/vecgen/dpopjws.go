@@ -152,10 +152,7 @@ func (g *gen) trailingBits(p proofParts) string {
 	if len(hdr)%3 == 0 {
 		hdr = p.header(`"kid":"k",`)
 	}
-	enc := []byte(b64([]byte(hdr)))
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	enc[len(enc)-1] = alphabet[strings.IndexByte(alphabet, enc[len(enc)-1])|1]
-	return g.signInput("alice", string(enc)+"."+b64([]byte(p.payload(""))))
+	return g.signInput("alice", setTrailingBit(b64([]byte(hdr)))+"."+b64([]byte(p.payload(""))))
 }
 
 // sizedProof is a good proof of exactly n bytes, padded by an unknown

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"maps"
+	"strings"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -184,6 +185,10 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 			g.handAppend(base, toBob, okp(`"alg":"ES256",`), bySig)},
 		{"rebind/jwk-alg-eddsa", "field 6 is alice's JWK with \"alg\":\"EdDSA\" and an extra member: allowed (the thumbprint ignores both)",
 			g.handAppend(base, toBob, okp(`"alg":"EdDSA","use":"sig",`), bySig)},
+		{"rebind/jwk-trailing-bits", "field 6 is alice's JWK with x's unused trailing bits set: the same key, thumbprint over " +
+			"its canonical re-encoding: allowed", g.handAppend(base, toBob, jwkOf(`{"crv":"Ed25519","kty":"OKP","x":"`+setTrailingBit(x)+`"}`), bySig)},
+		{"rebind/jwk-padded", "field 6 is alice's JWK with x padded with \"=\": refused",
+			g.handAppend(base, toBob, jwkOf(`{"crv":"Ed25519","kty":"OKP","x":"`+x+`="}`), bySig)},
 		{"rebind/jwk-duplicate-member", "field 6 is alice's JWK with member x twice",
 			g.handAppend(base, toBob, jwkOf(`{"crv":"Ed25519","kty":"OKP","x":"`+x+`","x":"`+x+`"}`), bySig)},
 		{"rebind/jwk-symmetric", "field 6 is a symmetric JWK (kty oct)",
@@ -200,7 +205,7 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 			g.handAppend(base, []caveat.Caveat{g.bind("alice")}, nil, nil)},
 	} {
 		reqs := refused(1)
-		if c.name == "rebind/jwk-alg-eddsa" {
+		if c.name == "rebind/jwk-alg-eddsa" || c.name == "rebind/jwk-trailing-bits" {
 			reqs = []Request{req().withProof(g.proofFor("bob", nil)).want()}
 		}
 		g.addRebind(c.name, c.desc, c.w, reqs)
@@ -298,4 +303,13 @@ func (g *gen) rebindHistory() {
 			": only the current holder (the last holder of the blocks before) may rebind",
 			w, []Request{req().withProof(g.proofFor("carol", nil)).want(c.want...)})
 	}
+}
+
+// setTrailingBit sets the lowest unused bit of the last character of an
+// unpadded base64url string whose length is not a multiple of 4.
+func setTrailingBit(s string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	b := []byte(s)
+	b[len(b)-1] = alphabet[strings.IndexByte(alphabet, b[len(b)-1])|1]
+	return string(b)
 }
