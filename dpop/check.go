@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -128,6 +129,9 @@ func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof
 		return nil, refuse(CheckSize, fmt.Sprintf("longer than %d bytes", MaxProofBytes))
 	}
 	if e := checkShape(proof); e != nil {
+		return nil, e
+	}
+	if e := checkHeaderText(proof[:strings.IndexByte(proof, '.')]); e != nil {
 		return nil, e
 	}
 	jws, err := jose.ParseSignedCompact(proof, st.algs)

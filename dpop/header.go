@@ -190,3 +190,32 @@ func diagnose(proof string, allowed []jose.SignatureAlgorithm) *Error {
 	}
 	return refuse(CheckSyntax, "malformed jws")
 }
+
+// checkHeaderText holds the protected header to the payload's lexical
+// rules (spec/FORMAT.md §4.5 step 2) before go-jose decodes it: one JSON
+// object in valid UTF-8, without lone surrogate escapes, nested at most
+// maxJSONDepth deep. go-jose's decoder would replace invalid UTF-8 and lone
+// surrogates with U+FFFD and accept any depth, which a second
+// implementation's strict decoder would not. enc is canonical base64url
+// (checkShape).
+func checkHeaderText(enc string) *Error {
+	var small [512]byte // a usual header is about 200 bytes
+	buf := small[:]
+	if m := base64.RawURLEncoding.DecodedLen(len(enc)); m > len(buf) {
+		buf = make([]byte, m)
+	}
+	n, err := base64.RawURLEncoding.Decode(buf, []byte(enc))
+	if err != nil {
+		return refuse(CheckSyntax, "malformed jws")
+	}
+	p := jparser{b: buf[:n]}
+	p.ws()
+	if p.i >= len(p.b) || p.b[p.i] != '{' || !p.skip(0) {
+		return refuse(CheckSyntax, "header is not strict json")
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return refuse(CheckSyntax, "header is not strict json")
+	}
+	return nil
+}

@@ -84,6 +84,14 @@ func (g *gen) jwsStructure() {
 		no(hp(`{"alg":"EdDSA","typ":"dpop+jwt"}`)),
 		no(hp(`{"alg":"EdDSA","jwk":` + g.file.Holders["alice"].PrivateJWK + `,"typ":"dpop+jwt"}`)),
 		no(hp(`{"alg":"EdDSA","jwk":` + g.jwkWithAlg("alice", "ES256") + `,"typ":"dpop+jwt"}`)),
+		ok(hp(strings.Replace(p.header(""), "dpop+jwt", `dpop\u002bjwt`, 1))),
+		ok(hp(p.header(`"Typ":"x",`))),
+		no(hp(p.header(`"t\u0079p":"dpop+jwt",`))),
+		no(hp(p.header(`"x":{"a":1,"a":2},`))),
+		no(hp(p.header(`"kid":"\ud800",`))),
+		no(hp(p.header("\"kid\":\"\xff\","))),
+		ok(hp(p.header(`"x":` + nested(32) + `,`))),
+		no(hp(p.header(`"x":` + nested(33) + `,`))),
 		// Serialisation (steps 1–2).
 		no(good + ".x"),
 		no(strings.Join(strings.Split(good, ".")[:2], ".")),
@@ -95,6 +103,13 @@ func (g *gen) jwsStructure() {
 		no(pp(p.payload(`"j\u0074i":"k",`))),
 		no(pp(p.payload(`"\ud800":1,`))),
 		ok(pp(p.payload(`"x":[[{"y":null}],true,-1.5e3],`))),
+		ok(pp(p.payload(`"x":{"a":1,"a":2},`))),
+		no(pp(p.payload(`"x":"\ud800",`))),
+		no(pp(p.payload("\"x\":\"\xff\","))),
+		ok(pp(p.payload(`"x":` + nested(32) + `,`))),
+		no(pp(p.payload(`"x":` + nested(33) + `,`))),
+		ok(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat(`\u006a`, 256)+`"`, 1))),
+		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat(`\u00e9`, 129)+`"`, 1))),
 		no(pp(strings.Replace(p.payload(""), `1796040000`, `1796040000.0`, 1))),
 		no(pp(strings.Replace(p.payload(""), `1796040000`, `1.79604e9`, 1))),
 		no(pp(strings.Replace(p.payload(""), `1796040000`, `"1796040000"`, 1))),
@@ -124,9 +139,12 @@ func (g *gen) jwsStructure() {
 		nonce(withNonce(`1`), "", refDPoP(0)),
 	)
 	g.add(Vector{Name: name, Description: "bound to alice; hand-made proofs, each one rule apart from a good one (FORMAT.md §4.5): " +
-		"typ missing, JWT or other case; crit; b64; a duplicate header member; an extra header member (allowed); alg none, HS256, " +
+		"typ missing, JWT or other case; crit; b64; a duplicate header member; an extra header member (allowed); typ written with an " +
+		"escape (allowed); a member Typ (allowed); duplicates after unescaping or nested in the header; a lone surrogate or invalid " +
+		"UTF-8 in the header; header and payload values nested 32 deep (allowed) and 33; alg none, HS256, " +
 		"or ES256 with an Ed25519 key; no jwk; a private jwk; a jwk alg mismatch; four or two parts; padding; non-zero trailing bits; " +
-		"JSON serialisation; duplicate claims (also after unescaping); a lone surrogate escape; an unknown nested claim (allowed); " +
+		"JSON serialisation; duplicate claims (also after unescaping); a lone surrogate escape; an unknown nested claim (allowed), " +
+		"with a duplicate inside it (allowed), a lone surrogate or invalid UTF-8 inside it; a jti of 256 bytes after unescaping (allowed) and 258; " +
 		"iat as fraction, exponent or string; jti missing, empty, 256 bytes (allowed), 257 bytes; htm missing; a payload that is " +
 		"not an object; ath missing or another ticket's; 8192 bytes (allowed) and 8193; then nonces: none, equal, other, " +
 		"not demanded (allowed), not a string",
@@ -236,3 +254,6 @@ func (g *gen) jwkWithAlg(holder, alg string) string {
 	g.fail(err)
 	return string(out)
 }
+
+// nested is n arrays, each inside the one before: "[[…]]".
+func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
