@@ -3,6 +3,8 @@ package vecgen
 import (
 	"encoding/hex"
 	"strings"
+
+	"github.com/fxamacker/cbor/v2"
 )
 
 // values adds one-block tickets whose caveat value sits on an edge of
@@ -53,6 +55,9 @@ func (g *gen) values() {
 	bad("host-wildcard-254", "a wildcard pattern of 254 bytes, *. included", 4, []string{"*." + long(252)})
 	bad("host-wildcard-all-digit-tld", "*.1.2.3: a wildcard over an all-digit last label", 4, []string{"*.1.2.3"})
 	bad("host-wildcard-digit-last-label", "*.a.1: a wildcard over an all-digit last label", 4, []string{"*.a.1"})
+	bad("unknown-kind-bstr-key", "an unknown kind's value is a map keyed by a byte string", 99, cbor.RawMessage{0xa1, 0x41, 0x01, 0x01})
+	ok("value/unknown-kind-map", "an unknown kind's value is a map keyed by a negative integer and a text string: it decodes, and refuses",
+		99, map[any]int{-1: 1, "a": 2}, req().want(refCaveat(0, "kind(99)")))
 	bad("host-wildcard-one-label", "*.org: a wildcard over a single label", 4, []string{"*.org"})
 	ok("value/host-digits-exact", "an exact pattern may end in digits", 4, []string{"1.2.3.4", "a.1"},
 		req().urls("http://a.1/").want(), req().urls("http://1.2.3.4/").want(), req().urls("http://b.a.1/").want(refCaveat(0, "hosts")))
