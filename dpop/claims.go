@@ -27,15 +27,14 @@ const (
 // "\u006ati" collide). jti, htm, htu, nonce and ath must be JSON strings
 // (null is not a string); iat must be a JSON integer literal (digits only:
 // no sign, fraction or exponent) no larger than year 9999. Unknown members
-// are skipped after a syntax check, nested at most maxJSONDepth deep;
-// duplicates inside their values are not looked for. Lone UTF-16
+// are skipped after a syntax check, nested at most maxJSONDepth deep, with
+// no two members of one object named alike at any depth. Lone UTF-16
 // surrogates in escapes are refused.
 func decodeClaims(payload []byte) (*claims, int64, *Error) {
-	p := jparser{b: payload}
+	p := jparser{b: payload, dups: true}
 	var c claims
 	var seen int
-	var others []string
-	var otherSet map[string]struct{}
+	var others memberSet
 	bad := func(reason string) (*claims, int64, *Error) { return nil, 0, refuse(CheckClaims, reason) }
 	p.ws()
 	if !p.eat('{') {
@@ -76,24 +75,8 @@ func decodeClaims(payload []byte) (*claims, int64, *Error) {
 					*dst = string(v)
 				}
 			} else {
-				k := string(key)
-				if otherSet != nil {
-					if _, dup := otherSet[k]; dup {
-						return bad("duplicate member")
-					}
-					otherSet[k] = struct{}{}
-				} else {
-					for _, o := range others {
-						if o == k {
-							return bad("duplicate member")
-						}
-					}
-					if others = append(others, k); len(others) > smallMemberSet {
-						otherSet = make(map[string]struct{}, 2*len(others))
-						for _, o := range others {
-							otherSet[o] = struct{}{}
-						}
-					}
+				if !others.add(string(key)) {
+					return bad("duplicate member")
 				}
 				if !p.skip(1) {
 					return bad("malformed json")

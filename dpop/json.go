@@ -9,6 +9,9 @@ import (
 type jparser struct {
 	b []byte
 	i int
+	// dups makes skip refuse an object with two members named alike (the
+	// header leaves that to go-jose's decoder, which refuses them too).
+	dups bool
 }
 
 func (p *jparser) ws() {
@@ -178,10 +181,14 @@ func (p *jparser) skip(depth int) bool {
 		if p.eat(end) {
 			return true
 		}
+		var names *memberSet
+		if c == '{' && p.dups {
+			names = new(memberSet)
+		}
 		for {
 			p.ws()
 			if c == '{' {
-				if _, ok := p.str(); !ok {
+				if k, ok := p.str(); !ok || names != nil && !names.add(string(k)) {
 					return false
 				}
 				p.ws()
@@ -210,4 +217,34 @@ func (p *jparser) skip(depth int) bool {
 		}
 	}
 	return false
+}
+
+// memberSet holds the member names of one JSON object, to find one named
+// twice: a short list searched in order, then a map.
+type memberSet struct {
+	list []string
+	set  map[string]struct{}
+}
+
+// add adds k and reports whether it was new.
+func (m *memberSet) add(k string) bool {
+	if m.set != nil {
+		if _, dup := m.set[k]; dup {
+			return false
+		}
+		m.set[k] = struct{}{}
+		return true
+	}
+	for _, o := range m.list {
+		if o == k {
+			return false
+		}
+	}
+	if m.list = append(m.list, k); len(m.list) > smallMemberSet {
+		m.set = make(map[string]struct{}, 2*len(m.list))
+		for _, o := range m.list {
+			m.set[o] = struct{}{}
+		}
+	}
+	return true
 }

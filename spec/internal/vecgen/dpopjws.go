@@ -103,7 +103,8 @@ func (g *gen) jwsStructure() {
 		no(pp(p.payload(`"j\u0074i":"k",`))),
 		no(pp(p.payload(`"\ud800":1,`))),
 		ok(pp(p.payload(`"x":[[{"y":null}],true,-1.5e3],`))),
-		ok(pp(p.payload(`"x":{"a":1,"a":2},`))),
+		no(pp(p.payload(`"x":{"a":1,"a":2},`))),
+		ok(pp(p.payload(`"x":{"a":1},"y":{"a":2},`))),
 		no(pp(p.payload(`"x":"\ud800",`))),
 		no(pp(p.payload("\"x\":\"\xff\","))),
 		ok(pp(p.payload(`"x":` + nested(32) + `,`))),
@@ -144,7 +145,7 @@ func (g *gen) jwsStructure() {
 		"UTF-8 in the header; header and payload values nested 32 deep (allowed) and 33; alg none, HS256, " +
 		"or ES256 with an Ed25519 key; no jwk; a private jwk; a jwk alg mismatch; four or two parts; padding; non-zero trailing bits; " +
 		"JSON serialisation; duplicate claims (also after unescaping); a lone surrogate escape; an unknown nested claim (allowed), " +
-		"with a duplicate inside it (allowed), a lone surrogate or invalid UTF-8 inside it; a jti of 256 bytes after unescaping (allowed) and 258; " +
+		"with a duplicate inside it, the same name in two objects (allowed), a lone surrogate or invalid UTF-8 inside it; a jti of 256 bytes after unescaping (allowed) and 258; " +
 		"iat as fraction, exponent or string; jti missing, empty, 256 bytes (allowed), 257 bytes; htm missing; a payload that is " +
 		"not an object; ath missing or another ticket's; 8192 bytes (allowed) and 8193; then nonces: none, equal, other, " +
 		"not demanded (allowed), not a string",
