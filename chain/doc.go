@@ -12,9 +12,9 @@
 //	 1  seq       uint                 always: the record's index in its log, from 0
 //	 2  time      uint                 always: Unix time in milliseconds (UTC)
 //	 3  kind      uint 1..8            always: intent, minted, delegated, allowed, refused, other, captured, released
-//	 4  ticket    bstr, 1..64 bytes    when non-empty: the ticket id
-//	 5  family    bstr, 1..64 bytes    when non-empty: the block-0 ticket id of its family
-//	 6  block     uint, 1..65535       when non-zero: the ticket's block
+//	 4  ticket    bstr, 1..64 bytes    when non-empty: the ticket id, ID_n of its last block
+//	 5  family    bstr, 1..64 bytes    when non-empty: block 0's ticket id (field 3), shared by the family
+//	 6  block     uint, 1..65535       when non-zero: the block the record is about
 //	 7  tool      tstr                 when non-empty
 //	 8  op        tstr                 when non-empty
 //	 9  subjects  [+ tstr], 1..64      when non-empty

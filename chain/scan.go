@@ -73,9 +73,11 @@ func (s *scanner) next() ([]byte, int64, error) {
 }
 
 // isTorn reports whether tail, the rest of a log, is what an interrupted
-// append leaves: the start of a record (a map head) cut short by the end of
-// the file (err is strictcbor's truncation error), or zero bytes only (what
-// some file systems leave after a power loss).
+// append leaves: a map head and then bytes that are all a canonical prefix,
+// cut short by the end of the file (err is strictcbor's truncation error,
+// which it gives only when every byte before the end could start a
+// canonical item), or zero bytes only (what some file systems leave after
+// a power loss). FORMAT.md §2 states the rule byte by byte.
 func isTorn(tail []byte, err error) bool {
 	var ce *strictcbor.Error
 	if err != nil && errors.As(err, &ce) && ce.Reason == truncatedReason && tail[0]>>5 == 5 {

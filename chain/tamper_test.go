@@ -185,8 +185,10 @@ func TestRepairOnlyTornTails(t *testing.T) {
 	if d, err := Repair(p, key, testOrigin); err != nil || d != (Torn{Offset: int64(len(good)), Bytes: 100}) {
 		t.Fatalf("zeros: %+v %v", d, err)
 	}
-	// Garbage that is not the start of a record is a break, not a tear.
-	for _, tail := range [][]byte{{0x5a, 0xff}, {0x01}, {0x9f}} {
+	// Garbage that is not the start of a record is a break, not a tear;
+	// so is a map head followed by bytes no record prefix holds (a key that
+	// can be none), however many pairs the head announces.
+	for _, tail := range [][]byte{{0x5a, 0xff}, {0x01}, {0x9f}, {0xa6, 0xff}, {0xaf, 0x01, 0x02, 0x40}, {0xa6, 0x01, 0x00, 0x01, 0x00}} {
 		p = writeLog(t, append(slices.Clone(good), tail...))
 		d, err := Repair(p, key, testOrigin)
 		wantBreak(t, err, 2, false)

@@ -196,9 +196,11 @@ func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Tim
 	if o == Release {
 		kind = chain.KindReleased
 	}
+	// The same ticket, family and block as the allowed record it settles
+	// (chain/FORMAT.md §1.2): an absent block would read as block 0.
 	id := d.TicketID()
 	return g.record(chain.Record{Kind: kind, TicketID: id[:], FamilyID: d.FamilyID,
-		Note: "request " + d.Request.String()}, now)
+		Block: len(d.BlockIDs) - 1, Note: "request " + d.Request.String()}, now)
 }
 
 // Revoke revokes the last block of t (and so t and every ticket attenuated

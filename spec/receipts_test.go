@@ -65,7 +65,7 @@ func TestReceiptConformance(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range []string{"torn", "broken", "checkpoint:ok", "checkpoint:truncated", "checkpoint:forked"} {
+	for _, r := range []string{"torn", "broken", "checkpoint:ok", "checkpoint:truncated", "checkpoint:forked", "checkpoint:invalid"} {
 		if results[r] == 0 {
 			t.Errorf("no case expects %s", r)
 		}

@@ -138,9 +138,11 @@ func (c *checker) item(off, depth int) (int, error) {
 		if c.lim.MaxItems > 0 && arg > uint64(c.lim.MaxItems) {
 			return 0, fail(off, "too many entries")
 		}
-		if arg > rest { // every entry takes at least one byte
-			return 0, fail(off, "unexpected end of input")
-		}
+		// No shortcut when arg exceeds the bytes left: the entries present
+		// are checked in turn, so "unexpected end of input" means every
+		// byte before the end is a canonical prefix (chain tells a torn
+		// receipt tail from damage by it). Each entry takes at least one
+		// byte, so the loop ends with the input.
 		if major == 4 {
 			for i := uint64(0); i < arg; i++ {
 				if next, err = c.item(next, depth+1); err != nil {

@@ -192,3 +192,34 @@ func TestCheckAcceptsEveryIntegerKey(t *testing.T) {
 		}
 	}
 }
+
+// TestEndOfInputOnlyAfterCanonicalPrefix: ItemLen reports "unexpected end
+// of input" exactly when every byte before the end is a canonical prefix,
+// so that chain can tell a torn receipt tail from damage (chain/FORMAT.md
+// §2). An array or map announcing more entries than bytes remain is read
+// entry by entry, not cut short at its head; a head or string that the
+// end cuts is not judged further (its argument or content is incomplete).
+func TestEndOfInputOnlyAfterCanonicalPrefix(t *testing.T) {
+	for _, c := range []struct{ hex, why string }{
+		{"a6ff", "map key"},             // 6 pairs announced, a key that can be none
+		{"a640", "map key"},             // a byte-string key
+		{"a60100ff", "map key"},         // after a complete pair
+		{"a6020001", "canonical order"}, // keys out of order
+		{"8a1c", "reserved"},            // an array entry that is no head
+		{"8ac1", "tags"},
+		{"8a1800", "shortest form"},
+		{"a6", "end of input"},
+		{"a601", "end of input"},
+		{"a6011b0000", "end of input"},  // a head's argument cut: not judged
+		{"a601190000", "shortest form"}, // complete: judged
+		{"a60162ff", "end of input"},    // a string's content cut: UTF-8 not judged
+		{"a60162ffff", "UTF-8"},
+		{"a60159ffff", "too long"}, // a length over the limit, judged at its head
+	} {
+		b, _ := hex.DecodeString(c.hex)
+		_, err := ItemLen(b, RecordLimits)
+		if err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s: got %v, want an error about %q", c.hex, err, c.why)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func (g *rgen) tampered(key string, b *built) {
 	brk := func(i int64, torn bool) *ReceiptBreak {
 		return &ReceiptBreak{Index: i, Offset: b.offsets[i], Torn: torn}
 	}
-	add := func(name, desc, k string, log []byte, cp string, e ReceiptExpect) {
+	var add adder = func(name, desc, k string, log []byte, cp string, e ReceiptExpect) {
 		c := ReceiptCase{Name: key + "/" + name, Description: desc, Key: k, LogHex: hex.EncodeToString(log), Checkpoint: cp, Expect: e}
 		if err := g.file.RunCase(&c, ""); err != nil {
 			g.fail(fmt.Errorf("vecgen: %s: %w", c.Name, err))
@@ -130,4 +130,14 @@ func (g *rgen) tampered(key string, b *built) {
 	wrongAlg := map[string]string{"ed25519": "hmac", "hmac": "ed25519"}[key]
 	add("wrong-algorithm", "verified with a key of the other algorithm: the record's alg is not the key's", wrongAlg, b.log, "",
 		ReceiptExpect{Break: brk(0, false), ScanRecords: n})
+
+	g.tails(key, b, add, brk)
+	g.checkpoints(key, b, add)
+	g.emptySubject(key, add)
+	if key == "ed25519" {
+		g.sizes(key, b, add)
+	}
 }
+
+// adder adds a case named <key>/name.
+type adder func(name, desc, k string, log []byte, cp string, e ReceiptExpect)

@@ -184,7 +184,7 @@ func (b *ReceiptBreak) check(err error) error {
 }
 
 func (e *ReceiptExpect) checkCheckpoint(err error) error {
-	want := map[string]error{"ok": nil, "truncated": chain.ErrTruncated, "forked": chain.ErrForked}
+	want := map[string]error{"ok": nil, "truncated": chain.ErrTruncated, "forked": chain.ErrForked, "invalid": chain.ErrCheckpoint}
 	w, ok := want[e.Checkpoint]
 	switch {
 	case !ok:
@@ -193,6 +193,12 @@ func (e *ReceiptExpect) checkCheckpoint(err error) error {
 		return fmt.Errorf("got %v, want %s", err, e.Checkpoint)
 	}
 	var ce *chain.CheckpointError
+	if w == chain.ErrCheckpoint {
+		if errors.As(err, &ce) || errors.Is(err, chain.ErrBroken) {
+			return fmt.Errorf("got %v, want the checkpoint refused before the log is compared", err)
+		}
+		return nil
+	}
 	if w != nil && (!errors.As(err, &ce) || ce.LogSize != e.Count) {
 		return fmt.Errorf("got %v, want a *CheckpointError with log size %d", err, e.Count)
 	}
@@ -200,7 +206,8 @@ func (e *ReceiptExpect) checkCheckpoint(err error) error {
 }
 
 // checkScan: Scan yields ScanRecords records; it stops with an error only
-// at an item that does not decode, which for a torn tail is the break.
+// at an item that does not decode: a break at index ScanRecords, torn
+// exactly when the case's break is a torn tail there.
 func (e *ReceiptExpect) checkScan(data []byte) error {
 	var n int64
 	var serr error
@@ -220,8 +227,15 @@ func (e *ReceiptExpect) checkScan(data []byte) error {
 	if e.Break != nil && e.Break.Torn {
 		return e.Break.check(serr)
 	}
-	if serr != nil {
-		return fmt.Errorf("scan: %v", serr)
+	if serr == nil {
+		return nil
+	}
+	var be *chain.BreakError
+	if !errors.As(serr, &be) || be.Index != n || be.Torn {
+		return fmt.Errorf("scan: %v, want a break (not torn) at record %d or none", serr, n)
+	}
+	if e.Break != nil && e.Break.Index == n {
+		return e.Break.check(serr)
 	}
 	return nil
 }
