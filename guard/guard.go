@@ -140,7 +140,7 @@ func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *ca
 	case v.Reason == Revoked:
 		d.refuse(verify.CheckRevoked, v.Index, 0, fmt.Sprintf("block %d is revoked", v.Index))
 	case v.Reason == Replayed:
-		d.refuse(verify.CheckDPoP, -1, caveat.Holder, "proof replayed: its jti was already used for "+d.Proof.ReplayKey.URI)
+		d.refuse(verify.CheckDPoP, lastHolderBlock(t), caveat.Holder, "proof replayed: its jti was already used for "+d.Proof.ReplayKey.URI)
 	case v.Reason == Exhausted && v.Index >= 0 && v.Index < len(d.Budgets):
 		b := d.Budgets[v.Index]
 		msg := fmt.Sprintf("budget of %d calls is spent", b.Calls)
@@ -216,4 +216,18 @@ func (g *Guard) Revoke(ctx context.Context, t *token.Ticket, now time.Time) erro
 	}
 	r := Revocation{Family: d.BlockIDs[0], Blocks: d.BlockIDs[len(d.BlockIDs)-1:], Expires: familyExpires(t)}
 	return g.cfg.Store.Revoke(ctx, r, now)
+}
+
+// lastHolderBlock is the block of t's last holder caveat, which a dpop
+// refusal names (spec/FORMAT.md §7 step 7); t's chain has verified.
+func lastHolderBlock(t *token.Ticket) int {
+	bs := t.UnverifiedBlocks()
+	for i := len(bs) - 1; i >= 0; i-- {
+		for _, c := range bs[i].Caveats {
+			if c.Kind == caveat.Holder {
+				return i
+			}
+		}
+	}
+	return -1
 }

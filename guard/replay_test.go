@@ -13,6 +13,7 @@ import (
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/store/sqlitestore"
+	"github.com/tickettool/tickettool/verify"
 )
 
 // TestProofToTwoGuards: the same DPoP proof sent to two guards (two
@@ -64,5 +65,40 @@ func TestProofToTwoGuards(t *testing.T) {
 		if n := allowed.Load(); n != 1 {
 			t.Fatalf("round %d: one proof allowed %d times", round, n)
 		}
+	}
+}
+
+// TestReplayRefusalNamesHolderBlock: a replayed proof is refused as the
+// verifier refuses a bad proof: dpop, the block of the last holder caveat.
+func TestReplayRefusalNamesHolderBlock(t *testing.T) {
+	holder, err := dpop.NewKey("EdDSA", detrand.New("guard holder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jkt, err := dpop.ThumbprintOf(holder.(crypto.Signer).Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, keys := fixture(t, "holder="+jkt)
+	g, err := guard.New(guard.Config{Keys: keys, Store: guard.NewMemoryStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := dpop.Make(holder, "POST", "mcp://fs/read_file", dpop.MakeOptions{AccessToken: tk.String(), IssuedAt: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readFile()
+	r.Holder = &caveat.HolderProof{Proof: proof, Method: "POST", URI: "mcp://fs/read_file"}
+	ctx := context.Background()
+	if d, err := g.Check(ctx, tk, r, t0); err != nil || !d.Allowed {
+		t.Fatalf("first use: %+v, %v", d, err)
+	}
+	d, err := g.Check(ctx, tk, r, t0)
+	if err != nil || d.Allowed || len(d.Refusals) != 1 {
+		t.Fatalf("replay: %+v, %v", d, err)
+	}
+	if f := d.Refusals[0]; f.Check != verify.CheckDPoP || f.Block != 0 || f.Kind != caveat.Holder {
+		t.Errorf("replay refused as %+v, want dpop, block 0, holder", f)
 	}
 }
