@@ -1,9 +1,10 @@
 package caveat
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/tickettool/tickettool/internal/uri"
 )
 
 const (
@@ -96,28 +97,21 @@ func allDigits(s string) bool {
 }
 
 // urlHost returns the host that a hosts caveat matches for the URL raw,
-// or why there is none: raw must parse (net/url) as an absolute URL with a
-// host; the host is u.Hostname() (so userinfo and port never count),
-// ASCII, lowercased, with one trailing dot removed, made of non-empty
-// labels of [a-z0-9_-]. IPv6 literals are refused: no pattern can name
-// one.
+// or why there is none: raw must follow the URI grammar of spec/FORMAT.md
+// §4.5 (package internal/uri); the host is its host (so userinfo and port
+// never count, though a port must lie in 0..65535), lowercased, with one
+// trailing dot removed, made of non-empty labels of [a-z0-9_-]. IPv6
+// literals are refused: no pattern can name one.
 func urlHost(raw string) (string, string) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", "is not a valid URL"
+	u, why := uri.Split(raw)
+	if why != "" {
+		return "", why
 	}
-	if !u.IsAbs() || u.Host == "" {
-		return "", "is not an absolute URL with a host"
-	}
-	h := u.Hostname()
+	h := u.Host
 	switch {
-	case !validPort(u.Port()):
+	case !validPort(u.Port):
 		return "", "has a port outside 0..65535"
-	case h == "":
-		return "", "has no host"
-	case !isASCII(h):
-		return "", "has a non-ASCII host: only ASCII (punycode) hosts can match"
-	case strings.IndexByte(h, ':') >= 0:
+	case h[0] == '[':
 		return "", "has an IPv6 literal host, which no host pattern matches"
 	}
 	h = lowerASCII(h)

@@ -3,10 +3,10 @@ package dpop
 import (
 	"bytes"
 	"errors"
-	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/tickettool/tickettool/internal/uri"
 )
 
 func uriError(reason string) error {
@@ -14,10 +14,12 @@ func uriError(reason string) error {
 }
 
 // NormalizeURI returns the normal form of an absolute URI used to compare
-// htu values (RFC 9449 §4.3 step 9). Query and fragment are dropped. The
-// URI must have a scheme and a non-empty authority host ("https://host/p",
-// "mcp://workspace/read_file"); opaque URIs ("urn:x"), userinfo and IPv6
-// zone identifiers are refused. Applied, in order:
+// htu values (RFC 9449 §4.3 step 9, spec/FORMAT.md §4.5). The URI must
+// follow the grammar of spec/FORMAT.md §4.5 (scheme "://" authority, a
+// host of unreserved characters and sub-delims or a bracketed IPv6 literal
+// without zone; "https://host/p", "mcp://workspace/read_file"); opaque
+// URIs ("urn:x") and userinfo are refused. Query and fragment are
+// dropped. Applied, in order:
 //
 //   - RFC 3986 §6.2.2.1: scheme and host are lowercased (ASCII only; no
 //     IDNA processing); hex digits of percent-encodings are uppercased.
@@ -39,29 +41,16 @@ func NormalizeURI(s string) (string, error) {
 	if len(s) > MaxURIBytes {
 		return "", uriError("too long")
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", uriError("not a uri")
-	}
+	u, why := uri.Split(s)
 	switch {
-	case u.Scheme == "":
-		return "", uriError("not absolute")
-	case u.Opaque != "":
-		return "", uriError("no authority")
-	case u.User != nil:
+	case why != "":
+		return "", uriError(why)
+	case u.UserInfo:
 		return "", uriError("userinfo not allowed")
 	}
-	scheme := u.Scheme // url.Parse lowercases the scheme
-	authority, rawPath := splitRaw(s)
-	if strings.IndexByte(authority, '%') >= 0 {
-		return "", uriError("percent-encoding in the host")
-	}
-	host, port, err := splitHost(u.Host)
-	if err != nil {
-		return "", err
-	}
-	if port != "" {
-		n, err := strconv.ParseUint(port, 10, 16)
+	scheme, host := lowerASCII(u.Scheme), lowerASCII(u.Host)
+	if u.Port != "" {
+		n, err := strconv.ParseUint(u.Port, 10, 16)
 		if err != nil {
 			return "", uriError("invalid port")
 		}
@@ -69,7 +58,7 @@ func NormalizeURI(s string) (string, error) {
 			host += ":" + strconv.FormatUint(n, 10)
 		}
 	}
-	path := removeDotSegments(normalizePath(rawPath))
+	path := removeDotSegments(normalizePath(u.Path))
 	if path == "" {
 		path = "/"
 	}
@@ -84,50 +73,6 @@ func NormalizeURI(s string) (string, error) {
 	b.WriteString(host)
 	b.WriteString(path)
 	return b.String(), nil
-}
-
-// splitHost splits an authority (without userinfo) into a lowercased host
-// and a port of digits. An IPv6 literal must be bracketed, valid, and have
-// no zone; it is lowercased, not otherwise rewritten.
-func splitHost(authority string) (host, port string, err error) {
-	rest := authority
-	if strings.HasPrefix(authority, "[") {
-		end := strings.IndexByte(authority, ']')
-		if end < 0 {
-			return "", "", uriError("invalid host")
-		}
-		ip, perr := netip.ParseAddr(authority[1:end])
-		if perr != nil || !ip.Is6() || ip.Zone() != "" {
-			return "", "", uriError("invalid ipv6 host")
-		}
-		host, rest = "["+lowerASCII(authority[1:end])+"]", authority[end+1:]
-	} else {
-		i := strings.IndexByte(authority, ':')
-		if i < 0 {
-			i = len(authority)
-		}
-		host, rest = lowerASCII(authority[:i]), authority[i:]
-		if host == "" {
-			return "", "", uriError("missing host")
-		}
-		for _, c := range []byte(host) {
-			if !isUnreserved(c) && !isSubDelim(c) {
-				return "", "", uriError("invalid host")
-			}
-		}
-	}
-	if rest == "" || rest == ":" {
-		return host, "", nil
-	}
-	if rest[0] != ':' {
-		return "", "", uriError("invalid host")
-	}
-	for _, c := range []byte(rest[1:]) {
-		if c < '0' || c > '9' {
-			return "", "", uriError("invalid port")
-		}
-	}
-	return host, rest[1:], nil
 }
 
 // defaultPort returns the default port of a scheme, or 0 when unknown.
@@ -156,11 +101,6 @@ func lowerASCII(s string) string {
 	return s
 }
 
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
-
 func unhex(c byte) (byte, bool) {
 	switch {
 	case '0' <= c && c <= '9':
@@ -175,29 +115,7 @@ func unhex(c byte) (byte, bool) {
 
 // pathByte reports whether c stands for itself in a normal path.
 func pathByte(c byte) bool {
-	return isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' || c == '/'
-}
-
-// isSubDelim reports whether c is an RFC 3986 sub-delim.
-func isSubDelim(c byte) bool {
-	return strings.IndexByte("!$&'()*+,;=", c) >= 0
-}
-
-// splitRaw returns the authority and the path of s exactly as written:
-// s is "scheme://authority[path][?query][#fragment]" (url.Parse accepted
-// it, with a scheme and a host), and the path runs from the first '/'
-// after "://" to the first '?' or '#'.
-func splitRaw(s string) (authority, path string) {
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
-	}
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return s[:i], s[i:]
-	}
-	return s, ""
+	return uri.Unreserved(c) || uri.SubDelim(c) || c == ':' || c == '@' || c == '/'
 }
 
 // normalizePath writes the path as written in one normal form (RFC 3986
@@ -220,7 +138,7 @@ func normalizePath(p string) string {
 			hi, ok1 := unhex(p[i+1])
 			lo, ok2 := unhex(p[i+2])
 			if ok1 && ok2 {
-				if d := hi<<4 | lo; isUnreserved(d) {
+				if d := hi<<4 | lo; uri.Unreserved(d) {
 					b = append(b, d)
 				} else {
 					b = append(b, '%', upper[hi], upper[lo])

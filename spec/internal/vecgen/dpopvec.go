@@ -99,6 +99,9 @@ func (g *gen) htu() {
 		{"https://ex.org/\u00e9\"<>", "https://ex.org/%c3%a9%22%3c%3E", "allowed"},
 		{"https://b%C3%BCcher.example/", "https://b%C3%BCcher.example/", "refused"},
 		{"https://a<b.example/", "https://a<b.example/", "refused"},
+		{"https://ex.org/a?%zz", "https://ex.org/a", "refused"},
+		{"https://ex.org/a?q d#f g", "https://ex.org/a", "allowed"},
+		{"https://ex.org/a%2", "https://ex.org/a%2", "refused"},
 	}
 	var reqs []Request
 	for i, c := range cases {

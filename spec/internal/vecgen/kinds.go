@@ -58,7 +58,8 @@ func (g *gen) kinds() {
 		req().paths("/").want(),
 		req().paths("/etc/passwd").want(),
 		req().paths("etc/passwd").want(refCaveat(0, "paths")))
-	g.addChain("caveat/hosts", "hosts: wildcards match below the name, never the name; the URL's host is lowercased, loses a trailing dot, userinfo and port; IPv6 matches nothing",
+	g.addChain("caveat/hosts", "hosts: wildcards match below the name, never the name; the URL's host is lowercased, loses a trailing dot, userinfo and port; IPv6 matches nothing; "+
+			"URLs outside the URI grammar of FORMAT.md §4.5 (an @ in userinfo, a bad percent-encoding in query or fragment, a percent-encoded host) are refused",
 		nil, blocks(list("hosts=*.example.org,1.2.3.4,api.example.com")),
 		req().urls("https://a.example.org/x").want(),
 		req().urls("https://b.a.example.org/").want(),
@@ -78,6 +79,13 @@ func (g *gen) kinds() {
 		req().urls("api.example.com").want(refCaveat(0, "hosts")),
 		req().urls("https://a..example.org/").want(refCaveat(0, "hosts")),
 		req().urls("https://bücher.example.org/").want(refCaveat(0, "hosts")),
+		req().urls("https://u:p%41!@api.example.com/").want(),
+		req().urls("https://a@b@api.example.com/").want(refCaveat(0, "hosts")),
+		req().urls("https://api.example.com/?%zz").want(refCaveat(0, "hosts")),
+		req().urls("https://api.example.com/#%zz").want(refCaveat(0, "hosts")),
+		req().urls("https://api.example.com/a b?c d#e f").want(),
+		req().urls("https://api%2Eexample.com/").want(refCaveat(0, "hosts")),
+		req().urls("https://api.example.com\\.evil.org/").want(refCaveat(0, "hosts")),
 		req().want(refCaveat(0, "hosts")))
 	g.kindsOfCall()
 }
