@@ -59,7 +59,7 @@ func (g *gen) kinds() {
 		req().paths("/etc/passwd").want(),
 		req().paths("etc/passwd").want(refCaveat(0, "paths")))
 	g.addChain("caveat/hosts", "hosts: wildcards match below the name, never the name; the URL's host is lowercased, loses a trailing dot, userinfo and port; IPv6 matches nothing; "+
-			"URLs outside the URI grammar of FORMAT.md §4.5 (an @ in userinfo, a bad percent-encoding in query or fragment, a percent-encoded host) are refused",
+		"URLs outside the URI grammar of FORMAT.md §4.5 (an @ in userinfo, a bad percent-encoding in query or fragment, a percent-encoded host) are refused",
 		nil, blocks(list("hosts=*.example.org,1.2.3.4,api.example.com")),
 		req().urls("https://a.example.org/x").want(),
 		req().urls("https://b.a.example.org/").want(),
