@@ -15,7 +15,8 @@ import (
 const inspectUsage = `
 usage: tickettool inspect [--json] TICKET
 
-Shows what TICKET (its text, or - for standard input) says: mode, key id,
+Shows what TICKET (its text, - for standard input, or @PATH for a file)
+says: mode, key id,
 family id, every block's caveats, the effective scope after every block,
 holder binding and seal state. It reads the ticket without any key, so
 NOTHING IS VERIFIED: use 'tickettool verify' before trusting any of it.

@@ -2,6 +2,18 @@ package main
 
 import "time"
 
+// Limits of what the CLI reads.
+const (
+	// maxInputBytes bounds anything read from standard input or a small
+	// file: tickets (- or @PATH), proofs, JWKs, checkpoints and
+	// revocation lists.
+	maxInputBytes = 1 << 20
+
+	// maxPathBytes bounds an argument that fileHint looks up as a file
+	// name: a longer one is no file name anyone typed.
+	maxPathBytes = 4096
+)
+
 // Limits and margins of the store commands (revoke, spent, and the store
 // flag verify and mcp share).
 const (

@@ -39,7 +39,7 @@ usage: tickettool proof make --key HOLDER --htm METHOD --htu URI [--ticket TICKE
 
 Prints a DPoP proof (a dpop+jwt JWS) signed with the private holder JWK in
 HOLDER, for a call with method METHOD to URI (query and fragment are left
-out of htu). With --ticket (its text, or - for standard input) the proof
+out of htu). With --ticket (its text, - for standard input, or @PATH) the proof
 carries ath, the hash of that text, as a bound ticket requires. --iat
 defaults to now; verifiers accept a proof for 5 minutes after its iat.
 The jti is random, so every proof is new: a verifier refuses a replay.
@@ -54,7 +54,7 @@ func runProofMake(e *env, args []string) error {
 	keyPath := fs.String("key", "", "`HOLDER` private JWK file (from 'tickettool holder')")
 	htm := fs.String("htm", "", "the call's `METHOD`, e.g. POST")
 	htu := fs.String("htu", "", "the call's `URI`, e.g. mcp://workspace/read_file")
-	ticket := fs.String("ticket", "", "the `TICKET` the proof goes with (adds ath; - for standard input)")
+	ticket := fs.String("ticket", "", "the `TICKET` the proof goes with (adds ath; - for standard input, @PATH for a file)")
 	nonce := fs.String("nonce", "", "the nonce `N` the verifier asked for")
 	iatFlag := fs.String("iat", "", "issued-at `TIME` (RFC 3339 or unix seconds; default now)")
 	pos, err := fs.parse(args)
@@ -96,7 +96,8 @@ func runProofMake(e *env, args []string) error {
 const proofCheckUsage = `
 usage: tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT] [--jkt JKT] [--nonce N] PROOF
 
-Checks a DPoP proof (its text, or - for standard input) as RFC 9449 §4.3
+Checks a DPoP proof (its text, - for standard input, or @PATH for a file;
+whitespace around it is trimmed) as RFC 9449 §4.3
 asks: typ, an allowed asymmetric alg, a public-only JWK, the signature, htm,
 htu, iat within 5 minutes before now (30 seconds ahead allowed), the nonce
 when --nonce is given, ath against TEXT exactly as given (when --ticket is
@@ -114,7 +115,7 @@ func runProofCheck(e *env, args []string) error {
 	htm := fs.String("htm", "", "the `METHOD` the proof must name")
 	htu := fs.String("htu", "", "the `URI` the proof must name")
 	nowFlag := fs.String("now", "", "check at `TIME` (RFC 3339 or unix seconds) instead of now")
-	ticket := fs.String("ticket", "", "the ticket `TEXT` the proof's ath must hash (- for standard input)")
+	ticket := fs.String("ticket", "", "the ticket `TEXT` the proof's ath must hash (- for standard input, @PATH for a file)")
 	jkt := fs.String("jkt", "", "the thumbprint `JKT` the proof's key must have")
 	nonce := fs.String("nonce", "", "the nonce `N` the proof must carry")
 	pos, err := fs.parse(args)

@@ -21,9 +21,10 @@ usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path
                          [--receipts LOG --receipt-key PATH] [--store LOCATION]
                          [--ids] TICKET
 
-Checks TICKET (its text, or - for standard input) offline under the root
-key in PATH: the HMAC secret, or the Ed25519 public key (the private key
-file works too).
+Checks TICKET offline under the root key in PATH: the HMAC secret, or the
+Ed25519 public key (the private key file works too). TICKET is the
+ticket's text, - for standard input, or @PATH for a file (whitespace
+around the ticket in either is trimmed); so is PROOF.
 
 Without request flags (--tool, --op, --path, --url, --cost, --aud, --dpop)
 it checks the key, the chain, that every block narrows the ones before it,
@@ -60,7 +61,7 @@ func runVerify(e *env, args []string) error {
 	fs.Var(&paths, "path", "a path `P` the call touches (repeatable)")
 	fs.Var(&urls, "url", "a `URL` the call fetches (repeatable)")
 	cost := fs.String("cost", "", "the call's cost `AMOUNT`, e.g. 0.25USD")
-	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input)")
+	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input, @PATH for a file)")
 	htm := fs.String("htm", "", "`METHOD` the DPoP proof must name")
 	htu := fs.String("htu", "", "`URI` the DPoP proof must name")
 	receipts := fs.String("receipts", "", "append a receipt of the decision to `LOG`")
