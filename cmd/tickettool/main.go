@@ -65,6 +65,11 @@ func fail(code int, err error, hints ...string) error {
 // errHelp is returned after -h printed a command's usage: exit 0.
 var errHelp = errors.New("help requested")
 
+// errOnStdout is wrapped by the error of a command that already printed
+// its outcome (refused, invalid) on standard output: report prints its
+// hints, but no error line repeating that outcome.
+var errOnStdout = errors.New("the outcome is on standard output")
+
 type command struct {
 	name    string
 	summary string
@@ -147,7 +152,9 @@ func report(stderr io.Writer, err error) int {
 		return exitOK
 	}
 	code, hints := classify(err)
-	fmt.Fprintf(stderr, "tickettool: error: %s\n", oneLine(err.Error()))
+	if !errors.Is(err, errOnStdout) {
+		fmt.Fprintf(stderr, "tickettool: error: %s\n", oneLine(err.Error()))
+	}
 	for _, h := range hints {
 		if h == "" {
 			continue
