@@ -14,6 +14,19 @@ const (
 	maxPathBytes = 4096
 )
 
+// When a long job shows its progress on a terminal (receipt verify).
+const (
+	// progressEvery is the least time between two updates of the line.
+	progressEvery = 200 * time.Millisecond
+
+	// progressAfter is how long a job runs before the line appears...
+	progressAfter = time.Second
+
+	// ...unless it reads at least progressLargeBytes, when it appears at
+	// once (about 100,000 receipts).
+	progressLargeBytes = 32 << 20
+)
+
 // Limits and margins of the store commands (revoke, spent, and the store
 // flag verify and mcp share).
 const (
