@@ -30,7 +30,9 @@ mode, key_id, family_id (hex), sealed, holder (the bound key's jkt, or
 the ticket never expires), expired, attenuable and attenuable_reason (""
 when attenuable; else sealed, the ops caveat without delegate, the depth
 spent, the block limit, or a block that widens), and blocks: an array of
-{index, caveats, effective, rebound_by, problem}, where caveats and
+{index, caveats, effective, rebound_by, problem} (rebound_by, the jkt of
+the holder that signed a rebinding in this block, and problem, why a
+verifier refuses the block, are "" when there is none), where caveats and
 effective are arrays of {kind, value, text}: value is an array of
 strings for tools, ops, paths, hosts and aud; a number for calls and
 depth (in effective, depth is the highest block index allowed); an RFC
@@ -58,8 +60,8 @@ type inspectBlock struct {
 	Index     int          `json:"index"`
 	Caveats   []caveatJSON `json:"caveats"`
 	Effective []caveatJSON `json:"effective"`
-	RebindBy  string       `json:"rebound_by,omitempty"` // thumbprint of the holder that signed a rebinding
-	Problem   string       `json:"problem,omitempty"`    // why a verifier will refuse this block
+	RebindBy  string       `json:"rebound_by"` // thumbprint of the holder that signed a rebinding, or ""
+	Problem   string       `json:"problem"`    // why a verifier will refuse this block, or ""
 }
 
 type inspectResult struct {

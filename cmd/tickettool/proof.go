@@ -99,11 +99,11 @@ usage: tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT
                              [--nonce N] [--json] PROOF
 
 Checks a DPoP proof (its text, - for standard input, or @PATH for a file;
-whitespace around it is trimmed) as RFC 9449 §4.3
-asks: typ, an allowed asymmetric alg, a public-only JWK, the signature, htm,
-htu, iat within 5 minutes before now (30 seconds ahead allowed), the nonce
-when --nonce is given, ath against TEXT exactly as given (when --ticket is
-given) and the key thumbprint when --jkt is given. Prints the proof key's
+whitespace around it is trimmed) as RFC 9449 §4.3 asks: typ, an allowed
+asymmetric alg, a public-only JWK, the signature, htm, htu, iat within 5
+minutes before now (30 seconds ahead allowed), the nonce when --nonce is
+given, ath against TEXT (when --ticket is given; read from - or @PATH, it
+is trimmed too) and the key thumbprint when --jkt is given. Prints the proof key's
 thumbprint (jkt); a proof that fails a check prints nothing on standard
 output, and the check and why on standard error (exit status 1). A single
 check cannot detect replay: 'tickettool verify' remembers jtis within a

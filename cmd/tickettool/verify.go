@@ -24,7 +24,7 @@ usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path
 Checks TICKET offline under the root key in PATH: the HMAC secret, or the
 Ed25519 public key (the private key file works too). TICKET is the
 ticket's text, - for standard input, or @PATH for a file (whitespace
-around the ticket in either is trimmed); so is PROOF.
+around the ticket in either is trimmed); --dpop PROOF takes the same forms.
 
 Without request flags (--tool, --op, --path, --url, --cost, --aud, --dpop)
 it checks the key, the chain, that every block narrows the ones before it,
