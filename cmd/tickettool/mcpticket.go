@@ -68,7 +68,11 @@ func (s *ticketSource) read() (*token.Ticket, error) {
 	}
 	t, err := token.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", from, err)
+		err = fmt.Errorf("%s: %w", from, err)
+		if h := fileHint(s.text); s.text != "" && h != "" {
+			return nil, fail(exitUsage, err, h)
+		}
+		return nil, err
 	}
 	return t, nil
 }

@@ -103,7 +103,7 @@ and why. A bare chain cannot show that records were cut from its end:
 rollback. Prints the number of records and the head hash. On a terminal
 it shows its progress on standard error (records verified, and how many
 a second) when the log is large or takes more than a second; the line is
-erased when it is done.
+erased when it is done (with --json too: it is for the person watching).
 
 ` + jsonRule + `The object's fields: decision ("valid" or "invalid"); records, the records
 that verified (for an invalid log: before the first broken one, whose
