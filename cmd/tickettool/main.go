@@ -4,8 +4,9 @@
 // chain: everything it does, their Go API does too.
 //
 // Exit status: 0 success (or allowed, valid); 1 refused, invalid, tampered
-// or expired (stderr names what); 2 usage errors and input that cannot be
-// read or decoded at all.
+// or expired (stdout names what when it prints the outcome, as verify
+// does, else stderr); 2 usage errors and input that cannot be read or
+// decoded at all.
 package main
 
 import (
