@@ -159,21 +159,21 @@ func VerifyCheckpoint(path string, signed []byte, key *Key, origin string) (*Sum
 		return nil, err
 	}
 	defer f.Close()
-	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, key, origin)
+	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, key, origin, nil)
 }
 
 // VerifyCheckpointBytes is VerifyCheckpoint over a log held in memory.
 func VerifyCheckpointBytes(data, signed []byte, key *Key, origin string) (*Summary, error) {
-	return verifyCheckpoint(bytes.NewReader(data), signed, key, origin)
+	return verifyCheckpoint(bytes.NewReader(data), signed, key, origin, nil)
 }
 
-func verifyCheckpoint(r io.Reader, signed []byte, key *Key, origin string) (*Summary, error) {
+func verifyCheckpoint(r io.Reader, signed []byte, key *Key, origin string, progress func(records, bytes int64)) (*Summary, error) {
 	c, err := OpenCheckpoint(signed, key, origin)
 	if err != nil {
 		return nil, err
 	}
 	v := newReplayer(key, origin)
-	v.atIndex = c.Size - 1
+	v.atIndex, v.progress = c.Size-1, progress
 	sum, err := v.run(r)
 	if err != nil {
 		return nil, err

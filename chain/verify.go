@@ -50,6 +50,8 @@ type replayer struct {
 	stored  hashStore
 	atIndex int64    // record whose chain hash headAt receives, or -1
 	headAt  [32]byte // chain hash of record atIndex
+
+	progress func(records, bytes int64) // called after every record added, or nil
 }
 
 func newReplayer(key *Key, origin string) *replayer {
@@ -106,6 +108,9 @@ func (v *replayer) run(r io.Reader) (*Summary, error) {
 		}
 		if err := v.add(item, off); err != nil {
 			return nil, err
+		}
+		if v.progress != nil {
+			v.progress(v.count, s.off)
 		}
 	}
 	sum := &Summary{Origin: v.origin, Count: v.count, Size: s.off, Head: v.head, stored: v.stored}

@@ -18,10 +18,6 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-// maxInputBytes bounds anything read from standard input or a small file
-// (tickets, proofs, JWKs, checkpoints, revocation lists).
-const maxInputBytes = 1 << 20
-
 // classify maps an error to its exit status and hints.
 func classify(err error) (int, []string) {
 	var ce *cliError
@@ -46,7 +42,8 @@ func classify(err error) (int, []string) {
 	return exitRefused, nil
 }
 
-// readStdin reads all of standard input (at most once per run).
+// readStdin reads all of standard input (at most once per run), bounded
+// by maxInputBytes.
 func (e *env) readStdin(what string) (string, error) {
 	if e.stdinUsed {
 		return "", usageErr("only one argument can be read from standard input (-), and %s was the second", what)
@@ -59,20 +56,36 @@ func (e *env) readStdin(what string) (string, error) {
 	if len(b) > maxInputBytes {
 		return "", usageErr("%s on standard input is longer than %d bytes", what, maxInputBytes)
 	}
-	return strings.TrimSuffix(string(b), "\n"), nil
+	return string(b), nil
 }
 
-// textArg returns arg, or standard input (without one trailing newline)
-// when arg is "-".
+// inputSpace is the whitespace trimmed around text read from standard
+// input or a file: what editors, echo and heredocs add.
+const inputSpace = " \t\r\n"
+
+// textArg returns the text an argument stands for: standard input for
+// "-", the content of PATH for "@PATH", both with surrounding whitespace
+// trimmed, and any other argument exactly as given.
 func (e *env) textArg(arg, what string) (string, error) {
-	if arg == "-" {
-		return e.readStdin(what)
+	switch {
+	case arg == "-":
+		s, err := e.readStdin(what)
+		return strings.Trim(s, inputSpace), err
+	case strings.HasPrefix(arg, "@"):
+		if arg == "@" {
+			return "", usageErr("@ needs a file name: @PATH reads %s from PATH", what)
+		}
+		b, err := readFile(arg[1:], what)
+		if err != nil {
+			return "", err
+		}
+		return strings.Trim(string(b), inputSpace), nil
 	}
 	return arg, nil
 }
 
-// ticketArg reads and parses a TICKET argument (its text, or - for
-// standard input). It returns the text exactly as given.
+// ticketArg reads and parses a TICKET argument (its text, - for standard
+// input, or @PATH for a file). It returns the text as parsed.
 func (e *env) ticketArg(arg string) (string, *token.Ticket, error) {
 	text, err := e.textArg(arg, "the ticket")
 	if err != nil {
@@ -80,9 +93,24 @@ func (e *env) ticketArg(arg string) (string, *token.Ticket, error) {
 	}
 	t, err := token.Parse(text)
 	if err != nil {
+		if h := fileHint(arg); h != "" {
+			return "", nil, fail(exitUsage, err, h)
+		}
 		return "", nil, err
 	}
 	return text, t, nil
+}
+
+// fileHint returns a hint for an argument that is not a ticket but names
+// an existing file, as "ticket.txt" for "@ticket.txt" would.
+func fileHint(arg string) string {
+	if arg == "-" || strings.HasPrefix(arg, "@") || strings.HasPrefix(arg, token.Prefix) || len(arg) > maxPathBytes {
+		return ""
+	}
+	if fi, err := os.Stat(arg); err != nil || fi.IsDir() {
+		return ""
+	}
+	return fmt.Sprintf("%s names a file, and TICKET is the ticket's text: write @%s to read the ticket from that file", arg, arg)
 }
 
 // readFile reads a small file, bounded by maxInputBytes.

@@ -3,9 +3,10 @@ package main
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
@@ -13,43 +14,78 @@ import (
 )
 
 const inspectUsage = `
-usage: tickettool inspect [--json] TICKET
+usage: tickettool inspect [--json] [--now TIME] TICKET
 
-Shows what TICKET (its text, or - for standard input) says: mode, key id,
-family id, every block's caveats, the effective scope after every block,
-holder binding and seal state. It reads the ticket without any key, so
-NOTHING IS VERIFIED: use 'tickettool verify' before trusting any of it.
-It never prints a tag, signature or key.
+Shows what TICKET (its text, - for standard input, or @PATH for a file)
+says: mode, key id, family id, when it expires (against --now, default
+the clock, with no skew), whether more blocks can be appended and why
+not, every block's caveats, the effective scope after every block, holder
+binding and seal state. It reads the ticket without any key, so NOTHING
+IS VERIFIED: use 'tickettool verify' before trusting any of it. It never
+prints a tag, signature or key.
+
+With --json it prints one JSON object: verified (always false), warning,
+mode, key_id, family_id (hex), sealed, holder (the bound key's jkt, or
+""), now (RFC 3339), expires_at (the effective until, RFC 3339, or "" when
+the ticket never expires), expired, attenuable and attenuable_reason (""
+when attenuable; else sealed, the ops caveat without delegate, the depth
+spent, the block limit, or a block that widens), and blocks: an array of
+{index, caveats, effective, rebound_by, problem} (rebound_by, the jkt of
+the holder that signed a rebinding in this block, and problem, why a
+verifier refuses the block, are "" when there is none), where caveats and
+effective are arrays of {kind, value, text}: value is an array of
+strings for tools, ops, paths, hosts and aud; a number for calls and
+depth (in effective, depth is the highest block index allowed); an RFC
+3339 string for until and nbf; an amount string such as "0.5USD" for cost
+and total; a string for intent and for holder (the jkt); and the hex of
+the CBOR value for a kind tickettool does not know. text is the caveat as
+mint takes it. A ticket that cannot be decoded is exit status 2 and no
+JSON.
 
 Example:
   tickettool inspect "$TICKET"
-  tickettool inspect --json - < ticket.txt
+  tickettool inspect --json @ticket.txt
 `
 
 const notVerified = "NOT VERIFIED: read without any key; nothing here is trustworthy until 'tickettool verify' accepts the ticket"
 
+// caveatJSON is one caveat, typed (see inspectUsage).
+type caveatJSON struct {
+	Kind  string `json:"kind"`
+	Value any    `json:"value"`
+	Text  string `json:"text"`
+}
+
 type inspectBlock struct {
-	Index     int      `json:"index"`
-	Caveats   []string `json:"caveats"`
-	Effective []string `json:"effective"`
-	RebindBy  string   `json:"rebound_by,omitempty"` // thumbprint of the holder that signed a rebinding
-	Problem   string   `json:"problem,omitempty"`    // why a verifier will refuse this block
+	Index     int          `json:"index"`
+	Caveats   []caveatJSON `json:"caveats"`
+	Effective []caveatJSON `json:"effective"`
+	RebindBy  string       `json:"rebound_by"` // thumbprint of the holder that signed a rebinding, or ""
+	Problem   string       `json:"problem"`    // why a verifier will refuse this block, or ""
 }
 
 type inspectResult struct {
-	Verified bool           `json:"verified"`
-	Warning  string         `json:"warning"`
-	Mode     string         `json:"mode"`
-	KeyID    string         `json:"key_id"`
-	FamilyID string         `json:"family_id"`
-	Blocks   []inspectBlock `json:"blocks"`
-	Sealed   bool           `json:"sealed"`
-	Holder   string         `json:"holder,omitempty"` // the jkt the ticket is bound to
+	Verified         bool           `json:"verified"`
+	Warning          string         `json:"warning"`
+	Mode             string         `json:"mode"`
+	KeyID            string         `json:"key_id"`
+	FamilyID         string         `json:"family_id"`
+	Blocks           []inspectBlock `json:"blocks"`
+	Sealed           bool           `json:"sealed"`
+	Holder           string         `json:"holder"` // the jkt the ticket is bound to
+	Now              string         `json:"now"`
+	ExpiresAt        string         `json:"expires_at"`
+	Expired          bool           `json:"expired"`
+	Attenuable       bool           `json:"attenuable"`
+	AttenuableReason string         `json:"attenuable_reason"`
+
+	now, expires time.Time // for the text form
 }
 
 func runInspect(e *env, args []string) error {
 	fs := newFlags(e, "inspect", inspectUsage)
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
+	nowFlag := fs.String("now", "", "say whether the ticket has expired at `TIME` (RFC 3339 or unix seconds) instead of now")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -58,24 +94,23 @@ func runInspect(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	now, err := e.nowFlag(*nowFlag)
+	if err != nil {
+		return err
+	}
 	_, t, err := e.ticketArg(arg)
 	if err != nil {
 		return err
 	}
-	res := inspectTicket(t)
+	res := inspectTicket(t, now)
 	if *asJSON {
-		b, err := json.Marshal(res)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "%s\n", b)
-		return nil
+		return writeJSON(e.stdout, res)
 	}
 	printInspect(e, res)
 	return nil
 }
 
-func inspectTicket(t *token.Ticket) inspectResult {
+func inspectTicket(t *token.Ticket, now time.Time) inspectResult {
 	blocks := t.UnverifiedBlocks()
 	res := inspectResult{
 		Warning:  notVerified,
@@ -89,7 +124,7 @@ func inspectTicket(t *token.Ticket) inspectResult {
 	// show the effective constraint after each one.
 	var scope caveat.Scope
 	for i, b := range blocks {
-		ib := inspectBlock{Index: i, Caveats: caveatStrings(b.Caveats)}
+		ib := inspectBlock{Index: i, Caveats: caveatsJSON(b.Caveats)}
 		var problems []string
 		if i > 0 {
 			if err := scope.CanAppend(i); err != nil {
@@ -102,7 +137,7 @@ func inspectTicket(t *token.Ticket) inspectResult {
 			}
 		}
 		ib.Problem = strings.Join(problems, "; ")
-		ib.Effective = caveatStrings(scope.Effective())
+		ib.Effective = caveatsJSON(scope.Effective())
 		if len(b.RebindJWK) > 0 {
 			ib.RebindBy = "(unreadable JWK)"
 			if jwk, err := dpop.ParsePublicJWK(b.RebindJWK); err == nil {
@@ -116,15 +151,90 @@ func inspectTicket(t *token.Ticket) inspectResult {
 	if h := scope.Holder(); h != nil {
 		res.Holder = base64.RawURLEncoding.EncodeToString(h)
 	}
+	res.now = now.UTC()
+	res.Now = res.now.Format(time.RFC3339)
+	for _, c := range scope.Effective() {
+		if c.Kind == caveat.Until {
+			res.expires = time.Unix(c.Time, 0).UTC()
+			res.ExpiresAt = res.expires.Format(time.RFC3339)
+			res.Expired = now.Unix() >= c.Time
+		}
+	}
+	res.AttenuableReason = whyNotAttenuable(t, &scope, res.Blocks)
+	res.Attenuable = res.AttenuableReason == ""
 	return res
 }
 
-func caveatStrings(cs []caveat.Caveat) []string {
-	s := make([]string, 0, len(cs))
-	for _, c := range cs {
-		s = append(s, c.String())
+// whyNotAttenuable says why no block can be appended to t, whose blocks
+// replayed into scope, as token.Attenuate would refuse it; "" when one
+// can.
+func whyNotAttenuable(t *token.Ticket, scope *caveat.Scope, blocks []inspectBlock) string {
+	n := len(blocks)
+	for _, b := range blocks {
+		if b.Problem != "" {
+			return fmt.Sprintf("block %d does not narrow the blocks before it (%s)", b.Index, b.Problem)
+		}
 	}
-	return s
+	switch {
+	case t.Sealed():
+		return "sealed: nothing can be appended"
+	case n >= token.MaxBlocks:
+		return fmt.Sprintf("the ticket has %d blocks, the most a ticket can have", n)
+	}
+	if err := scope.CanAppend(n); err != nil {
+		var ce *caveat.Error
+		if errors.As(err, &ce) && ce.Kind.Known() {
+			return ce.Kind.String() + ": " + ce.Reason
+		}
+		return err.Error()
+	}
+	return ""
+}
+
+// caveatsJSON returns each caveat with its kind and typed value.
+func caveatsJSON(cs []caveat.Caveat) []caveatJSON {
+	out := make([]caveatJSON, 0, len(cs))
+	for _, c := range cs {
+		var v any
+		switch c.Kind {
+		case caveat.Tools, caveat.Ops, caveat.Paths, caveat.Hosts, caveat.Audience:
+			v = c.List
+		case caveat.Calls, caveat.Depth:
+			v = c.N
+		case caveat.Until, caveat.NotBefore:
+			v = time.Unix(c.Time, 0).UTC().Format(time.RFC3339)
+		case caveat.Cost, caveat.Total:
+			v = c.Amount.String()
+		case caveat.Intent:
+			v = c.Text
+		case caveat.Holder:
+			v = base64.RawURLEncoding.EncodeToString(c.Bytes)
+		default:
+			v = hex.EncodeToString(c.Raw)
+		}
+		out = append(out, caveatJSON{Kind: c.Kind.String(), Value: v, Text: c.String()})
+	}
+	return out
+}
+
+// ago says how long d is, to the largest unit and the next: 45s, 59m,
+// 3h, 3h20m, 2d, 2d5h (rounded down).
+func ago(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	days, hours, mins := int64(d/(24*time.Hour)), int64(d/time.Hour)%24, int64(d/time.Minute)%60
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", mins)
+	case d < 24*time.Hour && mins == 0:
+		return fmt.Sprintf("%dh", hours)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%dm", hours, mins)
+	case hours == 0:
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dd%dh", days, hours)
 }
 
 func printInspect(e *env, r inspectResult) {
@@ -134,10 +244,23 @@ func printInspect(e *env, r inspectResult) {
 	fmt.Fprintf(w, "key id     %s\n", r.KeyID)
 	fmt.Fprintf(w, "family     %s\n", r.FamilyID)
 	fmt.Fprintf(w, "blocks     %d\n", len(r.Blocks))
+	switch {
+	case r.ExpiresAt == "":
+		fmt.Fprintln(w, "expires    never: no until caveat")
+	case r.Expired:
+		fmt.Fprintf(w, "expires    EXPIRED %s ago, at %s\n", ago(r.now.Sub(r.expires)), r.ExpiresAt)
+	default:
+		fmt.Fprintf(w, "expires    in %s, at %s\n", ago(r.expires.Sub(r.now)), r.ExpiresAt)
+	}
 	if r.Sealed {
 		fmt.Fprintln(w, "sealed     yes: nothing can be appended")
 	} else {
-		fmt.Fprintln(w, "sealed     no: the holder can append narrower blocks")
+		fmt.Fprintln(w, "sealed     no")
+	}
+	if r.Attenuable {
+		fmt.Fprintln(w, "attenuable yes: the holder can append narrower blocks")
+	} else {
+		fmt.Fprintf(w, "attenuable no: %s\n", r.AttenuableReason)
 	}
 	if r.Holder != "" {
 		fmt.Fprintf(w, "holder     bound to %s: every call needs a DPoP proof by that key\n", r.Holder)
@@ -153,7 +276,7 @@ func printInspect(e *env, r inspectResult) {
 			fmt.Fprintln(w, "  caveat    (none)")
 		}
 		for _, c := range b.Caveats {
-			fmt.Fprintf(w, "  caveat    %s\n", c)
+			fmt.Fprintf(w, "  caveat    %s\n", c.Text)
 		}
 		if b.Problem != "" {
 			fmt.Fprintf(w, "  PROBLEM   %s (a verifier refuses this block)\n", b.Problem)
@@ -162,7 +285,7 @@ func printInspect(e *env, r inspectResult) {
 			fmt.Fprintln(w, "  effective (unconstrained)")
 		}
 		for _, c := range b.Effective {
-			fmt.Fprintf(w, "  effective %s\n", c)
+			fmt.Fprintf(w, "  effective %s\n", c.Text)
 		}
 	}
 }

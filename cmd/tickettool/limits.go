@@ -2,6 +2,31 @@ package main
 
 import "time"
 
+// Limits of what the CLI reads.
+const (
+	// maxInputBytes bounds anything read from standard input or a small
+	// file: tickets (- or @PATH), proofs, JWKs, checkpoints and
+	// revocation lists.
+	maxInputBytes = 1 << 20
+
+	// maxPathBytes bounds an argument that fileHint looks up as a file
+	// name: a longer one is no file name anyone typed.
+	maxPathBytes = 4096
+)
+
+// When a long job shows its progress on a terminal (receipt verify).
+const (
+	// progressEvery is the least time between two updates of the line.
+	progressEvery = 200 * time.Millisecond
+
+	// progressAfter is how long a job runs before the line appears...
+	progressAfter = time.Second
+
+	// ...unless it reads at least progressLargeBytes, when it appears at
+	// once (about 100,000 receipts).
+	progressLargeBytes = 32 << 20
+)
+
 // Limits and margins of the store commands (revoke, spent, and the store
 // flag verify and mcp share).
 const (

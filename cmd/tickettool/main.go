@@ -4,8 +4,9 @@
 // chain: everything it does, their Go API does too.
 //
 // Exit status: 0 success (or allowed, valid); 1 refused, invalid, tampered
-// or expired (stderr names what); 2 usage errors and input that cannot be
-// read or decoded at all.
+// or expired (stdout names what when it prints the outcome, as verify
+// does, else stderr); 2 usage errors and input that cannot be read or
+// decoded at all.
 package main
 
 import (
@@ -64,6 +65,11 @@ func fail(code int, err error, hints ...string) error {
 
 // errHelp is returned after -h printed a command's usage: exit 0.
 var errHelp = errors.New("help requested")
+
+// errOnStdout is wrapped by the error of a command that already printed
+// its outcome (refused, invalid) on standard output: report prints its
+// hints, but no error line repeating that outcome.
+var errOnStdout = errors.New("the outcome is on standard output")
 
 type command struct {
 	name    string
@@ -147,7 +153,9 @@ func report(stderr io.Writer, err error) int {
 		return exitOK
 	}
 	code, hints := classify(err)
-	fmt.Fprintf(stderr, "tickettool: error: %s\n", oneLine(err.Error()))
+	if !errors.Is(err, errOnStdout) {
+		fmt.Fprintf(stderr, "tickettool: error: %s\n", oneLine(err.Error()))
+	}
 	for _, h := range hints {
 		if h == "" {
 			continue

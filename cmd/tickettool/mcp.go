@@ -41,7 +41,8 @@ ticket needs --holder-key: the guard makes the DPoP proof for each call
 The ticket comes from exactly one of: --ticket-file PATH (whitespace
 around the ticket is trimmed), the environment variable TICKETTOOL_TICKET
 (which the server does not inherit), or --ticket TICKET (which every local
-user can read with ps: avoid it). With --ticket-file, SIGHUP re-reads the
+user can read with ps: avoid it; --ticket @PATH is --ticket-file PATH).
+With --ticket-file, SIGHUP re-reads the
 file: a good ticket replaces the old one for the next call; a bad one
 (unreadable, malformed, or refused as below) leaves the old one in force.
 Either way one line on standard error says which.

@@ -40,7 +40,13 @@ func (s *ticketSource) check(e *env) error {
 		return fail(exitUsage, fmt.Errorf("mcp takes the ticket from exactly one place, and got %s", strings.Join(given, " and ")),
 			"give one of --ticket-file PATH, "+ticketEnv+" (unset it if it is left over) and --ticket")
 	case s.text == "-":
-		return usageErr("mcp speaks MCP on standard input: pass the ticket itself, not -")
+		return usageErr("mcp speaks MCP on standard input: pass --ticket-file PATH (or --ticket @PATH), not -")
+	case strings.HasPrefix(s.text, "@"):
+		// --ticket @PATH is --ticket-file PATH, re-read on SIGHUP too.
+		if s.text == "@" {
+			return usageErr("@ needs a file name: --ticket @PATH reads the ticket from PATH")
+		}
+		s.file, s.text = s.text[1:], ""
 	case s.text != "":
 		fmt.Fprintf(e.stderr, "tickettool: hint: every local user can read --ticket with ps: pass --ticket-file PATH or set %s instead\n", ticketEnv)
 	}
@@ -62,7 +68,11 @@ func (s *ticketSource) read() (*token.Ticket, error) {
 	}
 	t, err := token.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", from, err)
+		err = fmt.Errorf("%s: %w", from, err)
+		if h := fileHint(s.text); s.text != "" && h != "" {
+			return nil, fail(exitUsage, err, h)
+		}
+		return nil, err
 	}
 	return t, nil
 }

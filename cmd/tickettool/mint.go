@@ -60,8 +60,8 @@ func runMint(e *env, args []string) error {
 const attenuateUsage = `
 usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] TICKET [CAVEAT...]
 
-Appends a block with the caveats to TICKET (its text, or - to read it from
-standard input) and prints the new ticket. Every caveat must be at least as
+Appends a block with the caveats to TICKET (its text, - to read it from
+standard input, or @PATH to read it from a file) and prints the new ticket. Every caveat must be at least as
 strict as the ticket's effective constraint of its kind: attenuation never
 widens, and a caveat that would is refused by name. --seal seals the result
 so nothing more can be appended. --bind binds the new ticket to another

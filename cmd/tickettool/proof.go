@@ -3,13 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tickettool/tickettool/dpop"
 )
 
 const proofUsage = `
 usage: tickettool proof make  --key HOLDER --htm METHOD --htu URI [--ticket TICKET] [--nonce N] [--iat TIME]
-       tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT] [--jkt JKT] [--nonce N] PROOF
+       tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT] [--jkt JKT] [--nonce N] [--json] PROOF
 
 DPoP proofs (RFC 9449) show that a call comes from the holder a ticket is
 bound to. Run 'tickettool proof make -h' or 'tickettool proof check -h'.
@@ -39,7 +40,7 @@ usage: tickettool proof make --key HOLDER --htm METHOD --htu URI [--ticket TICKE
 
 Prints a DPoP proof (a dpop+jwt JWS) signed with the private holder JWK in
 HOLDER, for a call with method METHOD to URI (query and fragment are left
-out of htu). With --ticket (its text, or - for standard input) the proof
+out of htu). With --ticket (its text, - for standard input, or @PATH) the proof
 carries ath, the hash of that text, as a bound ticket requires. --iat
 defaults to now; verifiers accept a proof for 5 minutes after its iat.
 The jti is random, so every proof is new: a verifier refuses a replay.
@@ -54,7 +55,7 @@ func runProofMake(e *env, args []string) error {
 	keyPath := fs.String("key", "", "`HOLDER` private JWK file (from 'tickettool holder')")
 	htm := fs.String("htm", "", "the call's `METHOD`, e.g. POST")
 	htu := fs.String("htu", "", "the call's `URI`, e.g. mcp://workspace/read_file")
-	ticket := fs.String("ticket", "", "the `TICKET` the proof goes with (adds ath; - for standard input)")
+	ticket := fs.String("ticket", "", "the `TICKET` the proof goes with (adds ath; - for standard input, @PATH for a file)")
 	nonce := fs.String("nonce", "", "the nonce `N` the verifier asked for")
 	iatFlag := fs.String("iat", "", "issued-at `TIME` (RFC 3339 or unix seconds; default now)")
 	pos, err := fs.parse(args)
@@ -94,15 +95,26 @@ func runProofMake(e *env, args []string) error {
 }
 
 const proofCheckUsage = `
-usage: tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT] [--jkt JKT] [--nonce N] PROOF
+usage: tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT] [--jkt JKT]
+                             [--nonce N] [--json] PROOF
 
-Checks a DPoP proof (its text, or - for standard input) as RFC 9449 §4.3
-asks: typ, an allowed asymmetric alg, a public-only JWK, the signature, htm,
-htu, iat within 5 minutes before now (30 seconds ahead allowed), the nonce
-when --nonce is given, ath against TEXT exactly as given (when --ticket is
-given) and the key thumbprint when --jkt is given. Prints the proof key's
-thumbprint (jkt). A single check cannot detect replay: 'tickettool verify'
-remembers jtis within a run, and a server must remember them across runs.
+Checks a DPoP proof (its text, - for standard input, or @PATH for a file;
+whitespace around it is trimmed) as RFC 9449 §4.3 asks: typ, an allowed
+asymmetric alg, a public-only JWK, the signature, htm, htu, iat within 5
+minutes before now (30 seconds ahead allowed), the nonce when --nonce is
+given, ath against TEXT (when --ticket is given; read from - or @PATH, it
+is trimmed too) and the key thumbprint when --jkt is given. Prints the proof key's
+thumbprint (jkt); a proof that fails a check prints nothing on standard
+output, and the check and why on standard error (exit status 1). A single
+check cannot detect replay: 'tickettool verify' remembers jtis within a
+run, and a server must remember them across runs.
+
+` + jsonRule + `The object's fields: decision ("valid" or "invalid"); jkt, the proof key's
+thumbprint; htm, htu and iat (RFC 3339) as the proof states them; jti;
+check, the check that failed (size, syntax, typ, alg, jwk, signature,
+claims, htm, htu, iat, nonce, ath or jkt), and reason, why; hints, an
+array of strings. jkt, htm, htu, iat and jti are "" when invalid; check
+and reason are "" when valid.
 
 Example:
   tickettool proof check --htm POST --htu mcp://workspace/read_file \
@@ -114,9 +126,10 @@ func runProofCheck(e *env, args []string) error {
 	htm := fs.String("htm", "", "the `METHOD` the proof must name")
 	htu := fs.String("htu", "", "the `URI` the proof must name")
 	nowFlag := fs.String("now", "", "check at `TIME` (RFC 3339 or unix seconds) instead of now")
-	ticket := fs.String("ticket", "", "the ticket `TEXT` the proof's ath must hash (- for standard input)")
+	ticket := fs.String("ticket", "", "the ticket `TEXT` the proof's ath must hash (- for standard input, @PATH for a file)")
 	jkt := fs.String("jkt", "", "the thumbprint `JKT` the proof's key must have")
 	nonce := fs.String("nonce", "", "the nonce `N` the proof must carry")
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -146,15 +159,47 @@ func runProofCheck(e *env, args []string) error {
 		return err
 	}
 	p, err := dpop.Check(proof, exp, now)
-	if err != nil {
-		var de *dpop.Error
-		if errors.As(err, &de) {
-			return fail(exitRefused, err, proofHint(de.Check))
-		}
+	var de *dpop.Error
+	switch {
+	case err != nil && !errors.As(err, &de):
 		return err
+	case *asJSON:
+		return printProofJSON(e, p, de)
+	case err != nil:
+		return fail(exitRefused, err, proofHint(de.Check))
 	}
 	fmt.Fprintln(e.stdout, p.Thumbprint)
 	return nil
+}
+
+// proofJSON is proof check --json's object.
+type proofJSON struct {
+	Decision string   `json:"decision"` // valid or invalid
+	JKT      string   `json:"jkt"`
+	HTM      string   `json:"htm"`
+	HTU      string   `json:"htu"`
+	IAT      string   `json:"iat"` // RFC 3339
+	JTI      string   `json:"jti"`
+	Check    string   `json:"check"` // the check that failed
+	Reason   string   `json:"reason"`
+	Hints    []string `json:"hints"`
+}
+
+// printProofJSON prints the outcome of one proof check: p when it
+// passed, de when it did not.
+func printProofJSON(e *env, p *dpop.Proof, de *dpop.Error) error {
+	if de != nil {
+		out := proofJSON{Decision: "invalid", Check: string(de.Check), Reason: de.Reason, Hints: []string{}}
+		if h := proofHint(de.Check); h != "" {
+			out.Hints = append(out.Hints, h)
+		}
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+		return decidedErr("invalid")
+	}
+	return writeJSON(e.stdout, proofJSON{Decision: "valid", JKT: p.Thumbprint, HTM: p.Method, HTU: p.URI,
+		IAT: p.IssuedAt.UTC().Format(time.RFC3339), JTI: p.JTI, Hints: []string{}})
 }
 
 func proofHint(c dpop.CheckName) string {

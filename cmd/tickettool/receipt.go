@@ -10,7 +10,7 @@ import (
 
 const receiptUsage = `
 usage: tickettool receipt show [--refused] [--json] LOG
-       tickettool receipt verify --key PATH [--checkpoint FILE] LOG
+       tickettool receipt verify --key PATH [--checkpoint FILE] [--json] LOG
        tickettool receipt checkpoint --key PATH LOG
        tickettool receipt repair --key PATH LOG
 
@@ -92,7 +92,7 @@ func runReceiptShow(e *env, args []string) error {
 }
 
 const receiptVerifyUsage = `
-usage: tickettool receipt verify --key PATH [--checkpoint FILE] LOG
+usage: tickettool receipt verify --key PATH [--checkpoint FILE] [--json] LOG
 
 Replays the chain of LOG with the receipt key in PATH (an Ed25519 public
 key suffices; an HMAC log needs its secret): every record must decode
@@ -100,7 +100,21 @@ strictly, carry a valid signature, its sequence number, the hash of the
 record before it and a time no earlier. It names the first broken record
 and why. A bare chain cannot show that records were cut from its end:
 --checkpoint FILE (from 'receipt checkpoint') also detects truncation and
-rollback. Prints the number of records and the head hash.
+rollback. Prints the number of records and the head hash. On a terminal
+it shows its progress on standard error (records verified, and how many
+a second) when the log is large or takes more than a second; the line is
+erased when it is done (with --json too: it is for the person watching).
+
+` + jsonRule + `The object's fields: decision ("valid" or "invalid"); records, the records
+that verified (for an invalid log: before the first broken one, whose
+index this is); bytes, head (SHA-256 of the last record), root (the RFC
+6962 Merkle root) and last_time (RFC 3339, "" for an empty log), all zero
+or "" when invalid; problem, "" or why the log is invalid: broken, torn
+(an incomplete last record: 'receipt repair' drops it), truncated,
+forked or checkpoint (the checkpoint does not verify); reason, the error;
+offset, the byte offset of the first broken record, or -1;
+checkpoint_records, the records --checkpoint commits to (0 without it, or
+when it does not verify); hints, an array of strings.
 
 Example:
   tickettool receipt verify --key receipts.key.pub --checkpoint cp.txt receipts.log
@@ -110,6 +124,7 @@ func runReceiptVerify(e *env, args []string) error {
 	fs := newFlags(e, "receipt verify", receiptVerifyUsage)
 	keyPath := fs.String("key", "", "`PATH` of the receipt key (public or secret)")
 	cpPath := fs.String("checkpoint", "", "also check LOG against the signed checkpoint in `FILE`")
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -122,21 +137,29 @@ func runReceiptVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return usageErr("read receipt log: %v", err)
 	}
-	var s *chain.Summary
+	var opts chain.VerifyOptions
 	if *cpPath != "" {
-		cp, err := readFile(*cpPath, "checkpoint")
-		if err != nil {
+		if opts.Checkpoint, err = readFile(*cpPath, "checkpoint"); err != nil {
 			return err
 		}
-		s, err = chain.VerifyCheckpoint(path, cp, k, receiptOrigin)
-		if err != nil {
-			return receiptError(err, *cpPath)
+	}
+	pr := newProgress(e.stderr, "receipt verify", fi.Size())
+	opts.Progress = pr.update
+	s, err := chain.VerifyFile(path, k, receiptOrigin, opts)
+	pr.done()
+	if *asJSON {
+		var cpRecords int64
+		if c, cerr := chain.OpenCheckpoint(opts.Checkpoint, k, receiptOrigin); err == nil && cerr == nil {
+			cpRecords = c.Size
 		}
-	} else if s, err = chain.Verify(path, k, receiptOrigin); err != nil {
-		return receiptError(err, "")
+		return printReceiptJSON(e, s, err, *cpPath, cpRecords)
+	}
+	if err != nil {
+		return receiptError(err, *cpPath)
 	}
 	fmt.Fprintf(e.stdout, "ok: %d records, head %x\n", s.Count, s.Head)
 	return nil

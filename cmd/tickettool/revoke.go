@@ -17,7 +17,7 @@ usage: tickettool revoke [--store LOCATION] [--key PATH] TARGET...
 Revokes each TARGET in the store: from then on every verifier using that
 store refuses it and every ticket attenuated from it. TARGET is either
 
-  TICKET        a ticket's text, or - for standard input. Its last block
+  TICKET        a ticket's text, - for standard input, or @PATH. Its last block
                 is revoked: this ticket and every ticket made from it are
                 refused, not the ticket it was attenuated from. Needs --key,
                 the root key as verify takes it (HMAC secret, Ed25519

@@ -15,9 +15,9 @@ import (
 const spentUsage = `
 usage: tickettool spent --key PATH [--store LOCATION] [--json] [--now TIME] TICKET
 
-Shows what each budget of TICKET (its text, or - for standard input) has
-spent in the store: every calls and total caveat of every block, one line
-each,
+Shows what each budget of TICKET (its text, - for standard input, or @PATH
+for a file) has spent in the store: every calls and total caveat of every
+block, one line each,
 
   block N calls limit 10 spent 3 remaining 7
   block N total limit 5USD spent 0.25USD remaining 4.75USD

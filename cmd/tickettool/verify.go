@@ -19,18 +19,21 @@ usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path
                          [--require-expiry] [--max-lifetime DURATION]
                          [--require-holder] [--skew DURATION] [--modes MODES]
                          [--receipts LOG --receipt-key PATH] [--store LOCATION]
-                         [--ids] TICKET
+                         [--ids] [--json] TICKET
 
-Checks TICKET (its text, or - for standard input) offline under the root
-key in PATH: the HMAC secret, or the Ed25519 public key (the private key
-file works too).
+Checks TICKET offline under the root key in PATH: the HMAC secret, or the
+Ed25519 public key (the private key file works too). TICKET is the
+ticket's text, - for standard input, or @PATH for a file (whitespace
+around the ticket in either is trimmed); --dpop PROOF takes the same forms.
 
 Without request flags (--tool, --op, --path, --url, --cost, --aud, --dpop)
 it checks the key, the chain, that every block narrows the ones before it,
-revocation and the time caveats, and prints "valid". With request flags it
-decides whether the ticket allows that call and prints "allowed", or
-"refused" and every refusal, one per line (block, caveat, why). --op
-defaults to invoke when --tool is given. A bound ticket needs a DPoP proof
+revocation and the time caveats, and prints "valid", or "invalid" and every
+refusal, one per line (block, caveat, why). With request flags it decides
+whether the ticket allows that call and prints "allowed", or "refused" and
+every refusal. A refusal is printed once, on standard output; standard
+error gets only hints (what a person could do about it). --op defaults to
+invoke when --tool is given. A bound ticket needs a DPoP proof
 (--dpop, with the --htm and --htu it was made for; see 'tickettool proof').
 
 --aud NAME is a request flag too: the call is checked as made to NAME.
@@ -42,6 +45,17 @@ charges; so a calls=1 ticket is allowed once, however many processes
 verify it. Revocations in the store make "valid" "invalid" too.
 --ids prints the id of every block after the verdict, "block N ID".
 TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
+
+` + jsonRule + `The object's fields: decision ("allowed", "refused", "valid" or
+"invalid"); refusals, an array of {check, block, kind, reason} (check is
+key, mode, chain, attenuation, revoked, policy, caveat or dpop; block is -1
+when no one block is concerned; kind is the caveat's kind or ""), empty
+when allowed or valid; family_id, block 0's ticket id in hex, and
+block_ids, every block's id in hex ("" and [] when the chain did not
+verify); budgets, an array of {block, kind, key, limit} for every calls or
+total caveat (limit a number for calls, an amount such as "5USD" for
+total; key the hex id of the block that set it); hints, an array of
+strings.
 
 ` + policyUsage + `
 ` + storeUsage + `
@@ -60,12 +74,13 @@ func runVerify(e *env, args []string) error {
 	fs.Var(&paths, "path", "a path `P` the call touches (repeatable)")
 	fs.Var(&urls, "url", "a `URL` the call fetches (repeatable)")
 	cost := fs.String("cost", "", "the call's cost `AMOUNT`, e.g. 0.25USD")
-	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input)")
+	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input, @PATH for a file)")
 	htm := fs.String("htm", "", "`METHOD` the DPoP proof must name")
 	htu := fs.String("htu", "", "`URI` the DPoP proof must name")
 	receipts := fs.String("receipts", "", "append a receipt of the decision to `LOG`")
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
 	ids := fs.Bool("ids", false, "print every block id after the verdict")
+	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
 	pol := policyFlags(fs)
 	location := storeFlag(fs)
 	pos, err := fs.parse(args)
@@ -127,7 +142,7 @@ func runVerify(e *env, args []string) error {
 		if err := revokedInStore(ctx, st, name, &d); err != nil {
 			return err
 		}
-		return printDecision(e, t, vk, &d, "valid", "invalid", *ids, false)
+		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *ids, false, *asJSON})
 	}
 
 	req := &caveat.Request{Tool: *tool, Op: *op, Paths: paths, URLs: urls, Audience: pol.aud}
@@ -165,7 +180,7 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}
-	return printDecision(e, t, vk, &d.Decision, "allowed", "refused", *ids, *proof == "")
+	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *ids, *proof == "", *asJSON})
 }
 
 // openReceipts opens (or creates) a receipt log for appending.
@@ -184,18 +199,43 @@ func openReceipts(path, keyPath string) (*chain.Log, error) {
 	return log, nil
 }
 
-// printDecision prints the verdict (and the refusals) on stdout, and for a
-// refusal an error with hints on stderr.
-func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.Decision, yes, no string, ids, noProof bool) error {
-	if d.Allowed {
-		fmt.Fprintln(e.stdout, yes)
-	} else {
-		fmt.Fprintln(e.stdout, no)
+// verdict is how printDecision words and prints a decision.
+type verdict struct {
+	yes, no string // "allowed" and "refused", or "valid" and "invalid"
+	ids     bool   // print every block id (text only: JSON always has them)
+	noProof bool   // no DPoP proof was given
+	json    bool
+}
+
+// printDecision prints the decision on stdout: as text, the verdict, each
+// refusal on its own line and (with ids) every block id; as JSON, one
+// object. A refusal is printed there only: the error it returns (exit
+// status 1) adds the hints on stderr as text, and nothing under JSON.
+func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.Decision, v verdict) error {
+	outcome := v.yes
+	var hints []string
+	if !d.Allowed {
+		outcome = v.no
 		for _, r := range d.Refusals {
-			fmt.Fprintln(e.stdout, oneLine(r.String()))
+			if h := refusalHint(t, vk, r, v.noProof); h != "" {
+				hints = append(hints, h)
+			}
 		}
 	}
-	if ids {
+	if v.json {
+		if err := writeJSON(e.stdout, newDecisionJSON(d, outcome, hints)); err != nil {
+			return err
+		}
+		if d.Allowed {
+			return nil
+		}
+		return decidedErr(outcome)
+	}
+	fmt.Fprintln(e.stdout, outcome)
+	for _, r := range d.Refusals {
+		fmt.Fprintln(e.stdout, oneLine(r.String()))
+	}
+	if v.ids {
 		for i, id := range d.BlockIDs {
 			fmt.Fprintf(e.stdout, "block %d %s\n", i, id)
 		}
@@ -203,18 +243,7 @@ func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.De
 	if d.Allowed {
 		return nil
 	}
-	first := d.Refusals[0]
-	msg := no + ": " + first.String()
-	if n := len(d.Refusals) - 1; n > 0 {
-		msg += fmt.Sprintf(" (and %d more, listed on standard output)", n)
-	}
-	var hints []string
-	for _, r := range d.Refusals {
-		if h := refusalHint(t, vk, r, noProof); h != "" {
-			hints = append(hints, h)
-		}
-	}
-	return fail(exitRefused, errors.New(msg), hints...)
+	return decidedErr(outcome, hints...)
 }
 
 // refusalHint says what a person can do about a refusal, when that helps.

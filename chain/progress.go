@@ -1,0 +1,38 @@
+package chain
+
+import "io"
+
+// VerifyOptions are the optional settings of VerifyFile.
+type VerifyOptions struct {
+	// Checkpoint, when not nil, is a signed checkpoint the log must
+	// match, as VerifyCheckpoint checks it.
+	Checkpoint []byte
+
+	// Progress, when not nil, is called after every record that
+	// verified, with the number of records and of bytes verified so far.
+	// It runs on the verifying goroutine, so it should return quickly.
+	Progress func(records, bytes int64)
+}
+
+// VerifyFile is Verify, or VerifyCheckpoint when opts.Checkpoint is set,
+// reporting its progress to opts.Progress.
+func VerifyFile(path string, key *Key, origin string, opts VerifyOptions) (*Summary, error) {
+	f, size, err := snapshot(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := io.NewSectionReader(f, 0, size)
+	if opts.Checkpoint != nil {
+		return verifyCheckpoint(r, opts.Checkpoint, key, origin, opts.Progress)
+	}
+	if err := checkKey(key, false); err != nil {
+		return nil, err
+	}
+	if err := checkOrigin(origin); err != nil {
+		return nil, err
+	}
+	v := newReplayer(key, origin)
+	v.progress = opts.Progress
+	return v.run(r)
+}

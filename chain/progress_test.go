@@ -1,0 +1,58 @@
+package chain
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestVerifyFileProgress: Progress sees every record that verified, in
+// order, with the bytes up to its end; and VerifyFile decides exactly as
+// Verify and VerifyCheckpoint do.
+func TestVerifyFileProgress(t *testing.T) {
+	key := seedKey(t, "test-key", 7)
+	recs := makeRecords(t, key, testOrigin, 5)
+	p := writeLog(t, join(recs))
+	cp, err := MakeCheckpoint(p, key, testOrigin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withCP := range []bool{false, true} {
+		var got [][2]int64
+		opts := VerifyOptions{Progress: func(n, b int64) { got = append(got, [2]int64{n, b}) }}
+		if withCP {
+			opts.Checkpoint = cp
+		}
+		sum, err := VerifyFile(p, key, testOrigin, opts)
+		if err != nil || sum.Count != 5 {
+			t.Fatalf("checkpoint %v: %+v %v", withCP, sum, err)
+		}
+		var end int64
+		for i, g := range got {
+			end += int64(len(recs[i]))
+			if g != [2]int64{int64(i + 1), end} {
+				t.Fatalf("checkpoint %v: progress %v, want %d records and %d bytes at call %d", withCP, got, i+1, end, i)
+			}
+		}
+		if len(got) != 5 {
+			t.Fatalf("checkpoint %v: %d progress calls, want 5", withCP, len(got))
+		}
+	}
+
+	// A break stops the progress at the last record that verified.
+	data := join(recs)
+	data[len(recs[0])+len(recs[1])+10] ^= 1
+	var last int64
+	_, err = VerifyFile(writeLog(t, data), key, testOrigin, VerifyOptions{Progress: func(n, _ int64) { last = n }})
+	wantBreak(t, err, 2, false)
+	if last != 2 {
+		t.Fatalf("progress reached %d records, want 2", last)
+	}
+	// The checkpoint is checked as VerifyCheckpoint checks it.
+	_, err = VerifyFile(writeLog(t, join(recs[:3])), key, testOrigin, VerifyOptions{Checkpoint: cp})
+	if !errors.Is(err, ErrTruncated) {
+		t.Fatalf("truncated log: %v", err)
+	}
+	if _, err := VerifyFile(p, key, "bad origin", VerifyOptions{}); err == nil {
+		t.Fatal("bad origin verified")
+	}
+}
