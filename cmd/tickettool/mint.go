@@ -34,6 +34,9 @@ func runMint(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos, err = holderArgs(pos); err != nil {
+		return err
+	}
 	key, err := mintingKey(*keyPath)
 	if err != nil {
 		return err
@@ -94,7 +97,10 @@ func runAttenuate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cavArgs := pos[1:]
+	cavArgs, err := holderArgs(pos[1:])
+	if err != nil {
+		return err
+	}
 	if *bind != "" {
 		jkt, err := readHolderPub(*bind)
 		if err != nil {
