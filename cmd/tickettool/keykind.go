@@ -63,9 +63,8 @@ func (k keyKind) isSecret() bool { return k == keySecretString || k == keyPrivat
 
 // wrongKeyFile explains a key file of the wrong kind for flagName: a
 // holder JWK where a keygen key is wanted, or the reverse. It returns nil
-// when
-// kind gives nothing better to say than the parser's own error. Nothing of
-// the file is quoted.
+// when kind gives nothing better to say than the parser's own error.
+// Nothing of the file is quoted.
 func wrongKeyFile(path, flagName string, kind keyKind) error {
 	switch kind {
 	case keyPrivateJWK, keyPublicJWK:
@@ -82,7 +81,7 @@ func wrongKeyFile(path, flagName string, kind keyKind) error {
 // a key (a JSON object such as a JWK, or a PRIVATE+KEY string): a key
 // pasted into the wrong flag must not reach a terminal or a CI log.
 func quoteArg(s string) string {
-	if sniffKey([]byte(s)) != keyUnknown || bytes.ContainsAny([]byte(s), "{}") || bytes.Contains([]byte(s), []byte("PRIVATE+KEY")) {
+	if sniffKey([]byte(s)) != keyUnknown || strings.ContainsAny(s, "{}") || strings.Contains(s, "PRIVATE+KEY") {
 		return "(a value that looks like a key; not shown)"
 	}
 	return fmt.Sprintf("%q", s)
