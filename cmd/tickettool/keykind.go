@@ -119,3 +119,13 @@ func holderArgs(args []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// flagErr is the flag package's parse error, unless it quotes a value that
+// looks like a key ("flag provided but not defined: -{...}", "invalid
+// boolean value "PRIVATE+KEY..."), which it then replaces.
+func flagErr(err error) error {
+	if quoteArg(err.Error()) != fmt.Sprintf("%q", err.Error()) {
+		return errors.New("a flag or its value is malformed (not shown: it looks like a key)")
+	}
+	return err
+}

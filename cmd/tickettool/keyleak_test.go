@@ -83,6 +83,10 @@ func TestWrongKeysNeverEcho(t *testing.T) {
 			[]string{"holder", "--alg", v, "--out", p("new.jwk")},
 			[]string{"keygen", "-y", p(n), "--out", p("x")},
 			[]string{"keygen", "-y", p(n)}, // prints a public key, or refuses
+			[]string{"mint", "--key", p("root.key"), "--no-expiry=" + v, "tools=x"},
+			[]string{"mint", "--" + v},
+			[]string{v},
+			[]string{"help", v},
 			[]string{"proof", "make", "--key", p(n), "--htm", "GET", "--htu", "https://a.example/"},
 			[]string{"proof", "make", "--key", p("ed.jwk"), "--htm", v, "--htu", v},
 			[]string{"receipt", "verify", "--key", p(n), p("no.log")},
