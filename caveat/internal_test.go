@@ -55,6 +55,10 @@ func TestShow(t *testing.T) {
 		"k\u212a":     "\"k\u212a\"", // printable: quoted, kept
 		"tab\there":   `"tab\there"`,
 		"nul\x00byte": `"nul\x00byte"`,
+		// Key material is never shown, not even in part.
+		`{"kty":"OKP","crv":"Ed25519","d":"c2VjcmV0"}`: keyNotShown,
+		`"d":"c2VjcmV0"}`:                         keyNotShown,
+		"PRIVATE+KEY+root+56e4782d+AfWHEbbx00iUq": keyNotShown,
 	} {
 		if got := show(in); got != want {
 			t.Errorf("show(%q) = %s, want %s", in, got, want)

@@ -48,7 +48,13 @@ func Parse(s string, now time.Time) (Caveat, error) {
 		if strings.Count(val, ",") >= strictcbor.MaxListItems {
 			return Caveat{}, syntaxErr(k, "more than %d entries", strictcbor.MaxListItems)
 		}
-		return newList(k, strings.Split(val, ","))
+		c, err := newList(k, strings.Split(val, ","))
+		if err != nil && looksLikeKey(val) {
+			// A bad entry is shown, and an entry of a key split at its
+			// commas may not look like one: show none of the value.
+			return Caveat{}, syntaxErr(k, "%s", keyNotShown)
+		}
+		return c, err
 	case Calls, Depth:
 		n, why := parseDecimal(val)
 		if why != "" {

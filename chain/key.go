@@ -28,12 +28,39 @@ import (
 // A Key never prints its key material: String, GoString and every
 // formatting verb show only its algorithm, name and key hash.
 type Key struct {
-	alg    Alg
-	name   string
-	hash   uint32
-	priv   ed25519.PrivateKey // nil for a public key
-	pub    ed25519.PublicKey
-	secret []byte // HMAC only
+	alg  Alg
+	name string
+	hash uint32
+	pub  ed25519.PublicKey
+	sec  **keyMaterial // nil for a public key; see keyMaterial
+}
+
+// keyMaterial holds a key's secret, two pointers deep (Key.sec). fmt
+// calls Key's Format only where it can: the key is the operand, or in an
+// exported field. Where a Key sits in an unexported field, fmt prints its
+// fields itself; a pointer below the top level prints as an address, and
+// for a verb that does not suit a pointer (%s, %q) fmt reprints it with
+// %v at the top level, which shows one level down: still a pointer, so
+// still an address, never the bytes.
+type keyMaterial struct {
+	priv   ed25519.PrivateKey // Ed25519 signing keys
+	secret []byte             // HMAC keys
+}
+
+// privKey returns the Ed25519 private key, or nil.
+func (k *Key) privKey() ed25519.PrivateKey {
+	if k.sec == nil {
+		return nil
+	}
+	return (*k.sec).priv
+}
+
+// secretKey returns the HMAC secret, or nil.
+func (k *Key) secretKey() []byte {
+	if k.sec == nil {
+		return nil
+	}
+	return (*k.sec).secret
 }
 
 // hmacType is the signed-note signature type of HMAC keys: 0xff (reserved
@@ -76,7 +103,8 @@ func NewEd25519Key(name string, priv ed25519.PrivateKey) (*Key, error) {
 		return nil, fmt.Errorf("%w: ed25519 private key does not match its public half", ErrMalformedKey)
 	}
 	k, _ := NewEd25519PublicKey(name, p.Public().(ed25519.PublicKey))
-	k.priv = p
+	m := &keyMaterial{priv: p}
+	k.sec = &m
 	return k, nil
 }
 
@@ -104,7 +132,8 @@ func NewHMACKey(name string, secret []byte) (*Key, error) {
 	}
 	s := append([]byte(nil), secret...)
 	id := sha256.Sum256(append([]byte("tickettool/v1 hmac key id\x00"), s...))
-	return &Key{alg: AlgHMACSHA256, name: name, secret: s, hash: keyHash(name, append([]byte(hmacType), id[:]...))}, nil
+	m := &keyMaterial{secret: s}
+	return &Key{alg: AlgHMACSHA256, name: name, sec: &m, hash: keyHash(name, append([]byte(hmacType), id[:]...))}, nil
 }
 
 // GenerateKey returns a new signing key of alg named name, drawing its
@@ -152,7 +181,7 @@ func (k *Key) KeyHash() uint32 {
 }
 
 // CanSign reports whether the key can sign (it is not a public key).
-func (k *Key) CanSign() bool { return k != nil && (k.priv != nil || k.secret != nil) }
+func (k *Key) CanSign() bool { return k != nil && (k.privKey() != nil || k.secretKey() != nil) }
 
 // PublicKey returns the Ed25519 public key, or nil for an HMAC key.
 func (k *Key) PublicKey() ed25519.PublicKey {
@@ -165,7 +194,7 @@ func (k *Key) PublicKey() ed25519.PublicKey {
 // VerifierKey returns the key that verifies what k signs: the public half
 // of an Ed25519 key, or k itself for an HMAC key (the same secret).
 func (k *Key) VerifierKey() *Key {
-	if k == nil || k.alg != AlgEd25519 || k.priv == nil {
+	if k == nil || k.alg != AlgEd25519 || k.privKey() == nil {
 		return k
 	}
 	v, _ := NewEd25519PublicKey(k.name, k.pub)
@@ -175,10 +204,10 @@ func (k *Key) VerifierKey() *Key {
 // sign signs a complete message (domain prefix included).
 func (k *Key) sign(msg []byte) ([]byte, error) {
 	switch {
-	case k.alg == AlgEd25519 && k.priv != nil:
-		return ed25519.Sign(k.priv, msg), nil
+	case k.alg == AlgEd25519 && k.privKey() != nil:
+		return ed25519.Sign(k.privKey(), msg), nil
 	case k.alg == AlgHMACSHA256:
-		m := hmac.New(sha256.New, k.secret)
+		m := hmac.New(sha256.New, k.secretKey())
 		m.Write(msg)
 		return m.Sum(nil), nil
 	}
@@ -192,7 +221,7 @@ func (k *Key) verify(msg, sig []byte) bool {
 	case AlgEd25519:
 		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.pub, msg, sig)
 	case AlgHMACSHA256:
-		m := hmac.New(sha256.New, k.secret)
+		m := hmac.New(sha256.New, k.secretKey())
 		m.Write(msg)
 		return hmac.Equal(m.Sum(nil), sig)
 	}
@@ -206,7 +235,7 @@ func (k Key) String() string {
 	switch {
 	case k.alg == AlgHMACSHA256:
 		what = "secret"
-	case k.priv == nil:
+	case k.privKey() == nil:
 		what = "public key"
 	}
 	return fmt.Sprintf("%s %s %s+%08x", k.alg, what, k.name, k.hash)

@@ -158,7 +158,7 @@ func TestKeyConstructors(t *testing.T) {
 	}
 	e := seedKey(t, "n", 1)
 	priv := make([]byte, 64)
-	copy(priv, e.priv)
+	copy(priv, e.privKey())
 	priv[40] ^= 1 // public half does not match the seed
 	if _, err := NewEd25519Key("n", priv); !errors.Is(err, ErrMalformedKey) {
 		t.Fatal("inconsistent private key accepted")

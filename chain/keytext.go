@@ -40,9 +40,9 @@ func FormatKey(k *Key) (string, error) {
 	prefix := ""
 	switch {
 	case k.alg == AlgHMACSHA256:
-		prefix, raw = privatePrefix, append([]byte(hmacType), k.secret...)
-	case k.priv != nil:
-		prefix, raw = privatePrefix, append([]byte{1}, k.priv.Seed()...)
+		prefix, raw = privatePrefix, append([]byte(hmacType), k.secretKey()...)
+	case k.privKey() != nil:
+		prefix, raw = privatePrefix, append([]byte{1}, k.privKey().Seed()...)
 	default:
 		raw = append([]byte{1}, k.pub...)
 	}

@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
 	"math/big"
 )
 
@@ -18,11 +20,23 @@ import (
 // §3.1). The ticket package uses it to sign a rebinding block for a bound
 // ticket's current holder (it satisfies token.HolderSigner; this package
 // does not import token).
+//
+// A HolderSigner never prints its private key: every fmt verb, String and
+// GoString show only the key's thumbprint (see Format).
 type HolderSigner struct {
-	key crypto.Signer
+	sec **privateKey // see privateKey
 	jwk []byte
 	jkt []byte
 }
+
+// privateKey holds the private key, two pointers deep (HolderSigner.sec).
+// fmt calls HolderSigner's Format only where it can: the signer is the
+// operand, or in an exported field. Where one sits in an unexported field,
+// fmt prints its fields itself; a pointer below the top level prints as an
+// address, and for a verb that does not suit a pointer (%s, %q) fmt
+// reprints it with %v at the top level, which shows one level down: still
+// a pointer, so still an address, never the key.
+type privateKey struct{ key crypto.Signer }
 
 // NewHolderSigner wraps an ES256 (*ecdsa.PrivateKey on P-256) or EdDSA
 // (ed25519.PrivateKey) holder key.
@@ -39,8 +53,21 @@ func NewHolderSigner(key crypto.Signer) (*HolderSigner, error) {
 		return nil, err
 	}
 	raw, _ := base64.RawURLEncoding.DecodeString(jkt)
-	return &HolderSigner{key: key, jwk: jwk, jkt: raw}, nil
+	pk := &privateKey{key}
+	return &HolderSigner{sec: &pk, jwk: jwk, jkt: raw}, nil
 }
+
+// String describes the signer without its private key, e.g.
+// "dpop.HolderSigner{jkt:K6J1kXKw…, REDACTED}" with the whole jkt.
+func (h HolderSigner) String() string {
+	return "dpop.HolderSigner{jkt:" + base64.RawURLEncoding.EncodeToString(h.jkt) + ", REDACTED}"
+}
+
+// GoString is String: %#v shows no key material either.
+func (h HolderSigner) GoString() string { return h.String() }
+
+// Format writes String for every verb, so that no verb prints the key.
+func (h HolderSigner) Format(f fmt.State, verb rune) { io.WriteString(f, h.String()) }
 
 // PublicJWK returns the holder's public JWK as JSON.
 func (h *HolderSigner) PublicJWK() []byte { return append([]byte(nil), h.jwk...) }
@@ -51,7 +78,10 @@ func (h *HolderSigner) Thumbprint() []byte { return append([]byte(nil), h.jkt...
 
 // Sign signs msg.
 func (h *HolderSigner) Sign(msg []byte) ([]byte, error) {
-	switch k := h.key.(type) {
+	if h.sec == nil {
+		return nil, errUnsupported
+	}
+	switch k := (*h.sec).key.(type) {
 	case ed25519.PrivateKey:
 		return ed25519.Sign(k, msg), nil
 	case *ecdsa.PrivateKey:

@@ -45,7 +45,7 @@ func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
 	c := Chain{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
 	var err error
 	if key.mode == ModeHMAC {
-		err = t.verifyHMAC(key.hmac, c.IDs)
+		err = t.verifyHMAC(hmacKey(key.sec), c.IDs)
 	} else {
 		err = t.verifyEd25519(key.ed, c.IDs)
 	}

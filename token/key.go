@@ -41,23 +41,59 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // SigningKey is a root key that mints tickets: an HMAC secret or an Ed25519
-// private key, with the key id that tickets name. Its String never shows
-// the secret.
+// private key, with the key id that tickets name. It never prints its key
+// material: every fmt verb, String and GoString show only its mode and id
+// (see Format).
 type SigningKey struct {
 	id   string
 	mode Mode
-	hmac []byte
-	ed   ed25519.PrivateKey
+	sec  **keyMaterial // see keyMaterial
 }
 
 // VerifyingKey checks tickets minted under one key id: the HMAC secret
 // itself, or the Ed25519 public key. The type fixes the algorithm; there is
-// no way to use an Ed25519 public key as an HMAC secret.
+// no way to use an Ed25519 public key as an HMAC secret. Like SigningKey
+// it never prints its key material; an Ed25519 verifying key is public
+// and prints its public key.
 type VerifyingKey struct {
 	id   string
 	mode Mode
-	hmac []byte
+	sec  **keyMaterial // HMAC only; see keyMaterial
 	ed   ed25519.PublicKey
+}
+
+// keyMaterial holds a key's secret, two pointers deep (the keys' sec).
+// fmt calls a key's Format only where it can: the key is the operand, or
+// in an exported field. Where a key sits in an unexported field, fmt
+// prints its fields itself; a pointer below the top level prints as an
+// address, and for a verb that does not suit a pointer (%s, %q) fmt
+// reprints it with %v at the top level, which shows one level down: still
+// a pointer, so still an address, never the bytes.
+type keyMaterial struct {
+	hmac []byte
+	ed   ed25519.PrivateKey
+}
+
+// seal returns m two pointers deep.
+func seal(m keyMaterial) **keyMaterial {
+	p := &m
+	return &p
+}
+
+// hmacKey returns the HMAC secret in sec, or nil.
+func hmacKey(sec **keyMaterial) []byte {
+	if sec == nil {
+		return nil
+	}
+	return (*sec).hmac
+}
+
+// edKey returns the Ed25519 private key in sec, or nil.
+func edKey(sec **keyMaterial) ed25519.PrivateKey {
+	if sec == nil {
+		return nil
+	}
+	return (*sec).ed
 }
 
 func checkKeyID(id string) error {
@@ -81,7 +117,7 @@ func NewHMACKey(id string, secret []byte) (*SigningKey, error) {
 	if len(secret) != HMACKeyBytes {
 		return nil, fmt.Errorf("token: hmac root key must be %d bytes, not %d", HMACKeyBytes, len(secret))
 	}
-	return &SigningKey{id: id, mode: ModeHMAC, hmac: append([]byte(nil), secret...)}, nil
+	return &SigningKey{id: id, mode: ModeHMAC, sec: seal(keyMaterial{hmac: append([]byte(nil), secret...)})}, nil
 }
 
 // NewEd25519Key returns the signing key for an Ed25519 private key.
@@ -92,7 +128,7 @@ func NewEd25519Key(id string, priv ed25519.PrivateKey) (*SigningKey, error) {
 	if len(priv) != ed25519.PrivateKeySize {
 		return nil, fmt.Errorf("token: ed25519 private key must be %d bytes", ed25519.PrivateKeySize)
 	}
-	return &SigningKey{id: id, mode: ModeEd25519, ed: append(ed25519.PrivateKey(nil), priv...)}, nil
+	return &SigningKey{id: id, mode: ModeEd25519, sec: seal(keyMaterial{ed: append(ed25519.PrivateKey(nil), priv...)})}, nil
 }
 
 // NewEd25519PublicKey returns the verifying key for an Ed25519 public key.
@@ -136,31 +172,26 @@ func (k *SigningKey) ID() string { return k.id }
 // Mode returns the key's chaining mode.
 func (k *SigningKey) Mode() Mode { return k.mode }
 
-// String names the key without showing it.
-func (k *SigningKey) String() string {
-	return "token.SigningKey(" + k.mode.String() + ", " + k.id + ")"
-}
-
 // Verifying returns the key that verifies tickets this key mints: the same
 // secret for HMAC, the public key for Ed25519.
 func (k *SigningKey) Verifying() *VerifyingKey {
 	v := &VerifyingKey{id: k.id, mode: k.mode}
 	if k.mode == ModeHMAC {
-		v.hmac = k.hmac
+		v.sec = seal(keyMaterial{hmac: hmacKey(k.sec)})
 	} else {
-		v.ed = k.ed.Public().(ed25519.PublicKey)
+		v.ed = edKey(k.sec).Public().(ed25519.PublicKey)
 	}
 	return v
 }
 
 // HMACSecret returns a copy of the HMAC root secret, for writing key files;
 // it is nil for an Ed25519 key.
-func (k *SigningKey) HMACSecret() []byte { return append([]byte(nil), k.hmac...) }
+func (k *SigningKey) HMACSecret() []byte { return append([]byte(nil), hmacKey(k.sec)...) }
 
 // Ed25519Private returns the Ed25519 private key, for writing key files; it
 // is nil for an HMAC key.
 func (k *SigningKey) Ed25519Private() ed25519.PrivateKey {
-	return append(ed25519.PrivateKey(nil), k.ed...)
+	return append(ed25519.PrivateKey(nil), edKey(k.sec)...)
 }
 
 // ID returns the key id.
@@ -172,18 +203,13 @@ func (k *VerifyingKey) Mode() Mode { return k.mode }
 // Ed25519Public returns the public key of an Ed25519 verifying key, or nil.
 func (k *VerifyingKey) Ed25519Public() ed25519.PublicKey { return k.ed }
 
-// String names the key without showing it.
-func (k *VerifyingKey) String() string {
-	return "token.VerifyingKey(" + k.mode.String() + ", " + k.id + ")"
-}
-
 // Equal reports whether k and o are the same key (constant time in the key).
 func (k *VerifyingKey) Equal(o *VerifyingKey) bool {
 	if k.id != o.id || k.mode != o.mode {
 		return false
 	}
 	if k.mode == ModeHMAC {
-		return subtle.ConstantTimeCompare(k.hmac, o.hmac) == 1
+		return subtle.ConstantTimeCompare(hmacKey(k.sec), hmacKey(o.sec)) == 1
 	}
 	return k.ed.Equal(o.ed)
 }

@@ -60,7 +60,7 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 			return nil, fmt.Errorf("token: mint: %w", err)
 		}
 		m := getMAC()
-		k := m.tag(key.hmac, bLabelHMACKey, b.TicketID, nil)
+		k := m.tag(hmacKey(key.sec), bLabelHMACKey, b.TicketID, nil)
 		tag := m.tag(k[:], bLabelHMACBlock, b.raw, nil)
 		putMAC(m)
 		t.tail = tag[:]
@@ -69,7 +69,7 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 		if err != nil {
 			return nil, err
 		}
-		sig := ed25519.Sign(key.ed, edBlockMessage(nil, b.raw))
+		sig := ed25519.Sign(edKey(key.sec), edBlockMessage(nil, b.raw))
 		t.sigs, t.tail = [][]byte{sig}, seed
 	}
 	t.blocks = []Block{b}

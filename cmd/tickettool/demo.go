@@ -136,7 +136,7 @@ func (d *demo) story() error {
 	d.say("The harness mints a ticket from that intent, bound to the agent's key.")
 	out, err := d.tt(0, "mint", "--key", p("root.key"), "--bind", p("agent.jwk.pub"),
 		"intent="+intent, "tools=read_file,write_file,run_tests", "ops=invoke,delegate",
-		"paths=src/discount/", "until="+at(3600))
+		"paths=src/discount/", "until="+at(3600), "--now", at(0))
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (d *demo) story() error {
 	d.say("It appends a narrower block: read_file only, at most 3 calls, 10 minutes, rebound to the")
 	d.say("subagent's key. Rebinding a bound ticket needs the current holder's key, so a thief can't.")
 	out, err = d.tt(0, "attenuate", "--bind", p("subagent.jwk.pub"), "--holder-key", p("agent.jwk"),
-		agentTicket, "tools=read_file", "calls=3", "until="+at(600))
+		agentTicket, "tools=read_file", "calls=3", "until="+at(600), "--now", at(0))
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (d *demo) story() error {
 		return err
 	}
 	d.say("\nWidening is refused up front, naming the caveat:")
-	if _, err := d.tt(1, "attenuate", subTicket, "tools=read_file,write_file"); err != nil {
+	if _, err := d.tt(1, "attenuate", subTicket, "tools=read_file,write_file", "--now", at(0)); err != nil {
 		return err
 	}
 	if err := d.recordStory(intent, agentTicket, subTicket); err != nil {

@@ -141,7 +141,7 @@ func parseTime(flagName, s string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, usageErr("%s %q is neither RFC 3339 (2026-01-02T15:04:05Z) nor unix seconds", flagName, s)
+		return time.Time{}, usageErr("%s %s is neither RFC 3339 (2026-01-02T15:04:05Z) nor unix seconds", flagName, quoteArg(s))
 	}
 	return t, nil
 }

@@ -1,22 +1,22 @@
 package main
 
 import (
-	"crypto"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/keyfile"
 	"github.com/tickettool/tickettool/token"
 )
 
 const keygenUsage = `
 usage: tickettool keygen --alg hmac|ed25519 --out PATH [--kid ID]
+       tickettool keygen -y PATH
 
 Makes a root key for minting tickets (or a receipt key for signing receipt
 logs) and writes it to PATH, created exclusively with mode 0600: an existing
@@ -28,8 +28,16 @@ name, which tickets and checkpoints cite. The default --kid is PATH's base
 name without its last extension, keeping only letters, digits, '.', '_' and
 '-' (root.key -> root); when nothing is left, "key-" and 8 random hex digits.
 
+Keys are never written to standard output: --out - is refused.
+
+-y PATH prints the public key of the private key in PATH on standard
+output, as age-keygen -y does: for an Ed25519 root or receipt key its
+.pub line, for a holder's private JWK its public JWK. An HMAC key has no
+public half: verifying needs the secret itself, so -y refuses it.
+
 Example:
   tickettool keygen --alg ed25519 --out root.key --kid root-2026
+  tickettool keygen -y root.key > root.key.pub
 `
 
 func runKeygen(e *env, args []string) error {
@@ -37,15 +45,22 @@ func runKeygen(e *env, args []string) error {
 	alg := fs.String("alg", "", "`ALG`: hmac (HMAC-SHA256 secret) or ed25519 (key pair)")
 	out := fs.String("out", "", "`PATH` of the new secret key file")
 	kid := fs.String("kid", "", "key `ID` (default: derived from --out)")
+	pubOf := fs.String("y", "", "print the public key of the private key file at `PATH`, and make nothing")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErr("keygen takes no arguments (got %q)", pos[0])
+		return usageErr("keygen takes no arguments (got %d)", len(pos))
 	}
-	if *out == "" {
-		return usageErr("keygen needs --out PATH")
+	if *pubOf != "" {
+		if *alg != "" || *out != "" || *kid != "" {
+			return usageErr("keygen -y takes no --alg, --out or --kid: it only reads PATH")
+		}
+		return printPublicKey(e, *pubOf)
+	}
+	if err := checkOut(*out, "keygen"); err != nil {
+		return err
 	}
 	var a chain.Alg
 	switch strings.ToLower(*alg) {
@@ -54,7 +69,7 @@ func runKeygen(e *env, args []string) error {
 	case "ed25519":
 		a = chain.AlgEd25519
 	default:
-		return usageErr("keygen --alg must be hmac or ed25519 (got %q)", *alg)
+		return usageErr("keygen --alg must be hmac or ed25519 (got %s)", quoteArg(*alg))
 	}
 	id := *kid
 	if id == "" {
@@ -83,6 +98,20 @@ func runKeygen(e *env, args []string) error {
 		}
 	}
 	fmt.Fprintln(e.stdout, id)
+	return nil
+}
+
+// checkOut refuses a missing --out, and "-": a key is never written to
+// standard output, where it would end up in a terminal's scrollback, a
+// pipe or a CI log.
+func checkOut(out, cmd string) error {
+	switch out {
+	case "":
+		return usageErr("%s needs --out PATH", cmd)
+	case "-":
+		return fail(exitUsage, errors.New("--out - would write the key to standard output"),
+			"keys are only written to new files (mode 0600): give a file path; 'tickettool keygen -y PATH' prints a key's public half")
+	}
 	return nil
 }
 
@@ -118,19 +147,29 @@ func checkKeyID(id string) error {
 	}
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c <= ' ' || c > '~' || c == '+' {
-			return usageErr("key id %q: use printable ASCII without spaces or '+'", id)
+			// The id is not quoted: it may be anything pasted, even a key.
+			return usageErr("key id: use printable ASCII without spaces or '+' (byte %d is not)", i)
 		}
 	}
 	return nil
 }
 
-// readKey reads a key file in the chain key format.
+// readKey reads a key file in the chain key format. A holder JWK (or any
+// other file that is not a key string) is named for what it is, never
+// quoted.
 func readKey(path, flagName string) (*chain.Key, error) {
 	if path == "" {
 		return nil, usageErr("%s PATH is required", flagName)
 	}
 	k, err := chain.ReadKeyFile(path)
 	if err != nil {
+		if errors.Is(err, chain.ErrMalformedKey) {
+			if b, rerr := readFile(path, "key file"); rerr == nil {
+				if werr := wrongKeyFile(path, flagName, sniffKey(b)); werr != nil {
+					return nil, werr
+				}
+			}
+		}
 		return nil, err
 	}
 	return k, nil
@@ -183,122 +222,4 @@ func verifyingKey(path string) (*token.VerifyingKey, error) {
 		return token.NewEd25519PublicKey(k.Name(), k.PublicKey())
 	}
 	return nil, usageErr("%s: unsupported key algorithm %v", path, k.Alg())
-}
-
-const holderUsage = `
-usage: tickettool holder --alg es256|eddsa --out PATH
-
-Makes a holder key for DPoP binding (RFC 9449): writes the private JWK to
-PATH (mode 0600, never overwriting) and the public JWK to PATH.pub (0644).
-Prints the key's RFC 7638 thumbprint (jkt), which a holder caveat names.
-
-Example:
-  tickettool holder --alg eddsa --out agent.jwk
-  tickettool mint --key root.key --bind agent.jwk.pub tools=read_file
-`
-
-func runHolder(e *env, args []string) error {
-	fs := newFlags(e, "holder", holderUsage)
-	alg := fs.String("alg", "", "`ALG`: es256 (ECDSA P-256) or eddsa (Ed25519)")
-	out := fs.String("out", "", "`PATH` of the new private JWK file")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageErr("holder takes no arguments (got %q)", pos[0])
-	}
-	if *out == "" {
-		return usageErr("holder needs --out PATH")
-	}
-	var a string
-	switch strings.ToLower(*alg) {
-	case "es256":
-		a = "ES256"
-	case "eddsa", "ed25519":
-		a = "EdDSA"
-	default:
-		return usageErr("holder --alg must be es256 or eddsa (got %q)", *alg)
-	}
-	pubPath := *out + ".pub"
-	if _, err := os.Lstat(pubPath); err == nil {
-		return fmt.Errorf("%s: %w", pubPath, keyfile.ErrExists)
-	}
-	key, err := dpop.NewKey(a, nil)
-	if err != nil {
-		return err
-	}
-	priv, err := dpop.MarshalPrivateJWK(key)
-	if err != nil {
-		return err
-	}
-	pub, err := dpop.MarshalPublicJWK(key.Public())
-	if err != nil {
-		return err
-	}
-	jkt, err := dpop.ThumbprintOf(key.Public())
-	if err != nil {
-		return err
-	}
-	if err := keyfile.WriteNew(*out, append(priv, '\n'), 0o600); err != nil {
-		return fmt.Errorf("%s: %w", *out, err)
-	}
-	if err := keyfile.WriteNew(pubPath, append(pub, '\n'), 0o644); err != nil {
-		os.Remove(*out) // we created it above; leave no half pair
-		return fmt.Errorf("%s: %w", pubPath, err)
-	}
-	fmt.Fprintln(e.stdout, jkt)
-	return nil
-}
-
-// readHolderKey reads a private holder JWK, refusing a file that group or
-// others may access (as chain.ReadKeyFile does for its keys).
-func readHolderKey(path, flagName string) (crypto.Signer, error) {
-	if path == "" {
-		return nil, usageErr("%s PATH is required", flagName)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, usageErr("read holder key: %v", err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fail(exitUsage, fmt.Errorf("%w: %s has mode %04o (want 0600)", chain.ErrKeyFileMode, path, fi.Mode().Perm()),
-			"a private key file must be readable by its owner only: chmod 600 it")
-	}
-	b, err := readFile(path, "holder key")
-	if err != nil {
-		return nil, err
-	}
-	k, err := dpop.ParsePrivateJWK(b)
-	if err != nil {
-		return nil, fail(exitUsage, fmt.Errorf("%s: %w", path, err), "holder keys are the private JWK files 'tickettool holder' writes")
-	}
-	return k, nil
-}
-
-// readHolderPub reads a public holder JWK and returns its thumbprint.
-func readHolderPub(path string) (string, error) {
-	b, err := readFile(path, "holder public key")
-	if err != nil {
-		return "", err
-	}
-	jwk, err := dpop.ParsePublicJWK(b)
-	if err != nil {
-		return "", fail(exitUsage, fmt.Errorf("%s: %w", path, err), "pass the public JWK (the .pub file 'tickettool holder' writes)")
-	}
-	jkt, err := dpop.Thumbprint(jwk)
-	if err != nil {
-		return "", fail(exitUsage, fmt.Errorf("%s: %w", path, err))
-	}
-	return jkt, nil
-}
-
-// holderSigner adapts a holder's private key to token.HolderSigner, for
-// signing a rebinding block.
-func holderSigner(k crypto.Signer) (token.HolderSigner, error) {
-	s, err := dpop.NewHolderSigner(k)
-	if err != nil {
-		return nil, fail(exitUsage, err)
-	}
-	return s, nil
 }

@@ -142,7 +142,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return report(stderr, c.run(e, rest))
 		}
 	}
-	fmt.Fprintf(stderr, "tickettool: error: unknown command %q\n", name)
+	fmt.Fprintf(stderr, "tickettool: error: unknown command %s\n", quoteArg(name))
 	fmt.Fprintf(stderr, "tickettool: hint: run 'tickettool -h' for the list of commands\n")
 	return exitUsage
 }
@@ -216,7 +216,7 @@ func (fs *cmdFlags) parse(args []string) ([]string, error) {
 				fs.printUsage()
 				return nil, errHelp
 			}
-			return nil, &cliError{code: exitUsage, err: err,
+			return nil, &cliError{code: exitUsage, err: flagErr(err),
 				hints: []string{"run 'tickettool " + fs.Name() + " -h' for usage"}}
 		}
 		rest := fs.Args()

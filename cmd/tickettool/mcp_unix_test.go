@@ -46,10 +46,10 @@ func TestMCPReload(t *testing.T) {
 	key := filepath.Join(dir, "root.key")
 	cli("keygen", "--alg", "ed25519", "--out", key, "--kid", "root")
 	cli("keygen", "--alg", "ed25519", "--out", filepath.Join(dir, "other.key"), "--kid", "root")
-	a := cli("mint", "--key", key, "tools=greet")
-	b := cli("mint", "--key", key, "tools=greet,shout")
-	expired := cli("mint", "--key", key, "tools=greet,shout", "until=2020-01-01T00:00:00Z")
-	forged := cli("mint", "--key", filepath.Join(dir, "other.key"), "tools=greet,shout")
+	a := cli("mint", "--key", key, "tools=greet", "until=1h")
+	b := cli("mint", "--key", key, "tools=greet,shout", "until=1h")
+	expired := cli("mint", "--key", key, "--now", "2019-01-01T00:00:00Z", "tools=greet,shout", "until=2020-01-01T00:00:00Z")
+	forged := cli("mint", "--key", filepath.Join(dir, "other.key"), "tools=greet,shout", "until=1h")
 
 	f := filepath.Join(dir, "ticket")
 	write := func(s string) {

@@ -9,29 +9,48 @@ import (
 )
 
 const mintUsage = `
-usage: tickettool mint --key PATH [--bind HOLDER.pub] [CAVEAT...]
+usage: tickettool mint --key PATH [--bind HOLDER.pub] [--no-expiry] [--unrestricted] [--now TIME] CAVEAT...
 
 Mints a new ticket under the root key in PATH (a secret key file from
 keygen) with the caveats as block 0, and prints its text.
+
+A ticket must expire: give until=, or --no-expiry for one that never does.
+An until that is already past is refused. A ticket must also constrain
+what a call does, with at least one of tools, ops, paths, hosts or aud;
+--unrestricted mints one that allows every call (budgets, until and holder
+still apply). --now TIME (RFC 3339 or unix seconds) mints as of that time:
+relative times count from it and the expiry check uses it.
 
 A CAVEAT is KIND=VALUE: tools=read_file,write_file  ops=invoke,delegate
 paths=src/discount/  hosts=api.example.com,*.example.org  calls=5
 until=10m (or RFC 3339, or unix seconds; relative times are fixed now)
 nbf=...  aud=workspace  cost=0.50USD  total=5USD  depth=2
 intent="upgrade pricing deps"  holder=JKT. A kind may appear once.
---bind HOLDER.pub adds holder=JKT for that public JWK (DPoP binding).
+--bind HOLDER.pub adds holder=JKT for that public JWK (DPoP binding);
+holder= also takes the public JWK's text itself, never the private key.
 
 Example:
   tickettool mint --key root.key intent="fix the discount rounding" \
       tools=read_file,write_file ops=invoke,delegate paths=src/discount/ until=1h
+  tickettool mint --key root.key --unrestricted --no-expiry calls=100
 `
 
 func runMint(e *env, args []string) error {
 	fs := newFlags(e, "mint", mintUsage)
 	keyPath := fs.String("key", "", "`PATH` of the root key (secret key file)")
 	bind := fs.String("bind", "", "bind the ticket to the holder public JWK at `HOLDER.pub`")
+	noExpiry := fs.Bool("no-expiry", false, "allow a ticket without until= (it never expires)")
+	unrestricted := fs.Bool("unrestricted", false, "allow a ticket that names none of tools, ops, paths, hosts, aud")
+	nowText := fs.String("now", "", "mint as of `TIME` (RFC 3339 or unix seconds) instead of now")
 	pos, err := fs.parse(args)
 	if err != nil {
+		return err
+	}
+	now, err := e.nowFlag(*nowText)
+	if err != nil {
+		return err
+	}
+	if pos, err = holderArgs(pos); err != nil {
 		return err
 	}
 	key, err := mintingKey(*keyPath)
@@ -45,8 +64,11 @@ func runMint(e *env, args []string) error {
 		}
 		pos = append(pos, "holder="+jkt)
 	}
-	cs, err := caveat.ParseAll(pos, e.now)
+	cs, err := caveat.ParseAll(pos, now)
 	if err != nil {
+		return err
+	}
+	if err := checkMint(cs, now, *noExpiry, *unrestricted); err != nil {
 		return err
 	}
 	t, err := token.Mint(key, cs, nil)
@@ -58,7 +80,7 @@ func runMint(e *env, args []string) error {
 }
 
 const attenuateUsage = `
-usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] TICKET [CAVEAT...]
+usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] [--now TIME] TICKET [CAVEAT...]
 
 Appends a block with the caveats to TICKET (its text, - to read it from
 standard input, or @PATH to read it from a file) and prints the new ticket. Every caveat must be at least as
@@ -66,7 +88,8 @@ strict as the ticket's effective constraint of its kind: attenuation never
 widens, and a caveat that would is refused by name. --seal seals the result
 so nothing more can be appended. --bind binds the new ticket to another
 holder key; when the ticket is already bound, --holder-key must be the
-current holder's private JWK, which signs the rebinding.
+current holder's private JWK, which signs the rebinding. A ticket that has
+expired (at --now TIME, default now) is refused, naming when it expired.
 
 CAVEATs are written as for mint (see 'tickettool mint -h').
 
@@ -80,7 +103,12 @@ func runAttenuate(e *env, args []string) error {
 	seal := fs.Bool("seal", false, "seal the result: nothing can be appended after it")
 	bind := fs.String("bind", "", "bind the new ticket to the holder public JWK at `NEW.pub`")
 	holderKey := fs.String("holder-key", "", "`CURRENT` holder's private JWK, to rebind a bound ticket")
+	nowText := fs.String("now", "", "attenuate as of `TIME` (RFC 3339 or unix seconds) instead of now")
 	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	now, err := e.nowFlag(*nowText)
 	if err != nil {
 		return err
 	}
@@ -94,7 +122,13 @@ func runAttenuate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cavArgs := pos[1:]
+	if err := checkNotExpired(t, now); err != nil {
+		return err
+	}
+	cavArgs, err := holderArgs(pos[1:])
+	if err != nil {
+		return err
+	}
 	if *bind != "" {
 		jkt, err := readHolderPub(*bind)
 		if err != nil {
@@ -110,7 +144,7 @@ func runAttenuate(e *env, args []string) error {
 			"a sealed ticket is final: attenuate the unsealed ticket it was made from")
 	}
 	if len(cavArgs) > 0 {
-		cs, err := caveat.ParseAll(cavArgs, e.now)
+		cs, err := caveat.ParseAll(cavArgs, now)
 		if err != nil {
 			return err
 		}

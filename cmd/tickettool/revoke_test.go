@@ -161,7 +161,7 @@ func TestFamilyExpiry(t *testing.T) {
 	until := time.Date(2031, 2, 3, 4, 5, 6, 0, time.UTC)
 	bounded := tt(t, 0, "mint", "--key", key, "tools=x", "until="+until.Format(time.RFC3339))
 	narrower := tt(t, 0, "attenuate", bounded, "until=2030-01-01T00:00:00Z")
-	forever := tt(t, 0, "mint", "--key", key, "tools=x")
+	forever := tt(t, 0, "mint", "--key", key, "--no-expiry", "tools=x")
 	later := tt(t, 0, "attenuate", forever, "until=2030-01-01T00:00:00Z")
 	for _, c := range []struct {
 		name, ticket string
