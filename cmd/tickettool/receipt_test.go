@@ -16,7 +16,7 @@ func TestReceiptVerifyJSON(t *testing.T) {
 	key, rk, log := filepath.Join(dir, "root.key"), filepath.Join(dir, "r.key"), filepath.Join(dir, "r.log")
 	tt(t, 0, "keygen", "--alg", "ed25519", "--out", key, "--kid", "root")
 	tt(t, 0, "keygen", "--alg", "ed25519", "--out", rk, "--kid", "receipts")
-	tk := tt(t, 0, "mint", "--key", key, "tools=read_file")
+	tk := tt(t, 0, "mint", "--key", key, "tools=read_file", "until=1h")
 	for _, tool := range []string{"read_file", "write_file", "read_file"} {
 		runCLI(t, "", "verify", "--store", "memory", "--key", key+".pub", "--receipts", log, "--receipt-key", rk, "--tool", tool, tk)
 	}
@@ -64,7 +64,7 @@ func TestReceiptVerifyProgress(t *testing.T) {
 	key, rk, log := filepath.Join(dir, "root.key"), filepath.Join(dir, "r.key"), filepath.Join(dir, "r.log")
 	tt(t, 0, "keygen", "--alg", "hmac", "--out", key, "--kid", "root")
 	tt(t, 0, "keygen", "--alg", "hmac", "--out", rk, "--kid", "receipts")
-	tk := tt(t, 0, "mint", "--key", key, "tools=read_file")
+	tk := tt(t, 0, "mint", "--key", key, "tools=read_file", "until=1h")
 	for range 5 {
 		tt(t, 0, "verify", "--store", "memory", "--key", key, "--receipts", log, "--receipt-key", rk, "--tool", "read_file", tk)
 	}
