@@ -72,7 +72,7 @@ func TestReviewQueueMemory(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	const n, size = 48, 4 << 20
+	const n, size = 32, 4 << 20
 	pad := strings.Repeat("A", size)
 	for i := range n {
 		r.agentSays(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"%s/a","pad":"%s"}}}`, i, r.dir, pad))
@@ -86,8 +86,8 @@ func TestReviewQueueMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	grew := int64(after.HeapInuse) - int64(before.HeapInuse)
 	t.Logf("%d queued calls of %d MiB hold %d MiB of heap", n, size>>20, grew>>20)
-	if grew > 5*maxQueuedBytes {
-		t.Fatalf("queued calls hold %d MiB, over 5 x maxQueuedBytes", grew>>20)
+	if grew > 4*maxQueuedBytes {
+		t.Fatalf("queued calls hold %d MiB, over 4 x maxQueuedBytes", grew>>20)
 	}
 }
 
@@ -100,7 +100,7 @@ func TestReviewIDTableMemory(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	const n, size = 48, 4 << 20
+	const n, size = 32, 4 << 20
 	for i := range n {
 		id := fmt.Sprintf("%d-%s", i, strings.Repeat("I", size))
 		r.agentSays(t, `{"jsonrpc":"2.0","id":"`+id+`","method":"tools/call","params":{"name":1}}`)
