@@ -139,3 +139,8 @@ func VerifyHolderSignature(jwkJSON, msg, sig []byte) ([]byte, error) {
 	}
 	return base64.RawURLEncoding.DecodeString(jkt)
 }
+
+// MakeProof makes a DPoP proof with the signer's key, as Make does.
+func (s *HolderSigner) MakeProof(method, uri string, opts MakeOptions) (string, error) {
+	return Make((*s.sec).key, method, uri, opts)
+}

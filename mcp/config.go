@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -38,7 +39,10 @@ type Config struct {
 	Receipts *chain.Log
 	// Holder is the holder key of a bound ticket (required then): the
 	// proxy signs a DPoP proof with it for each call. A key whose
-	// thumbprint is not the ticket's holder is refused by New.
+	// thumbprint is not the ticket's holder is refused by New. New keeps
+	// it wrapped in a dpop.HolderSigner, so a printed Proxy never shows
+	// it; this Config, like the key itself, is the caller's to keep
+	// unprinted.
 	Holder crypto.Signer
 	// ServerName, when set, qualifies tool names ("NAME/tool") for the
 	// ticket's tools caveat and names the server in DPoP proofs
@@ -68,7 +72,8 @@ type Config struct {
 // sessions, which then share its budgets and replay cache; SetTicket
 // replaces the ticket while it serves.
 type Proxy struct {
-	cfg    Config // read-only once New returns; cfg.Ticket is nil
+	cfg    Config             // read-only once New returns; cfg.Ticket and cfg.Holder are nil
+	holder *dpop.HolderSigner // cfg.Holder, which never prints its key
 	guard  *guard.Guard
 	ticket atomic.Pointer[ticketState]
 	log    *log.Logger
@@ -114,6 +119,13 @@ func New(cfg Config) (*Proxy, error) {
 	ticket := cfg.Ticket
 	cfg.Ticket = nil // from now on the ticket is p.state().ticket
 	p := &Proxy{cfg: cfg, log: log.New(&logWriter{w: cfg.Log}, "tickettool mcp: ", 0)}
+	if cfg.Holder != nil {
+		hs, err := dpop.NewHolderSigner(cfg.Holder)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: holder key: %w", err)
+		}
+		p.holder, p.cfg.Holder = hs, nil // a printed Proxy shows no key
+	}
 	if err := p.SetTicket(ticket); err != nil {
 		return nil, err
 	}

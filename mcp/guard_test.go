@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"crypto/ed25519"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/secrettest"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -161,4 +164,26 @@ func TestAttenuatedTicket(t *testing.T) {
 		t.Fatal(txt)
 	}
 	refused(t, s, "read_file", map[string]any{"path": filepath.Join(s.dir, "a")}, "block 1 caveat paths")
+}
+
+// TestProxyNeverPrintsHolderKey: the holder key given in Config is kept
+// wrapped, so printing the Proxy (every field, exported or not) shows no
+// key material.
+func TestProxyNeverPrintsHolderKey(t *testing.T) {
+	key, keys := rootKey(t)
+	hk, err := dpop.NewKey("EdDSA", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jkt, err := dpop.ThumbprintOf(hk.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Config{Ticket: mint(t, key, "holder="+jkt), Keys: keys, Holder: hk, Log: io.Discard, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := secrettest.Check(p, hk.(ed25519.PrivateKey).Seed()); why != "" {
+		t.Error(why)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -122,14 +121,10 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	}
 	if jkt := scope.Holder(); jkt != nil {
 		st.bound = true
-		if p.cfg.Holder == nil {
+		if p.holder == nil {
 			return nil, errors.New("mcp: the ticket is bound to a holder key: the proxy needs that key to prove possession")
 		}
-		hs, err := dpop.NewHolderSigner(p.cfg.Holder)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: holder key: %w", err)
-		}
-		if !bytes.Equal(hs.Thumbprint(), jkt) {
+		if !bytes.Equal(p.holder.Thumbprint(), jkt) {
 			return nil, errors.New("mcp: the holder key is not the key the ticket is bound to")
 		}
 	}
