@@ -68,6 +68,10 @@ func runKeygen(e *env, args []string) error {
 		a = chain.AlgHMACSHA256
 	case "ed25519":
 		a = chain.AlgEd25519
+	case "":
+		return fail(exitUsage, errors.New("keygen needs --alg"),
+			"ed25519: verifiers hold only the public key (root.key.pub); hmac: one secret shared with every verifier",
+			"e.g. tickettool keygen --alg ed25519 --out root.key")
 	default:
 		return usageErr("keygen --alg must be hmac or ed25519 (got %s)", quoteArg(*alg))
 	}
