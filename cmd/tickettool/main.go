@@ -40,6 +40,11 @@ type env struct {
 	stdout, stderr io.Writer
 	now            time.Time
 	stdinUsed      bool
+
+	// flagSink, when set, receives each command's flag set in place of
+	// parsing it (the command then returns errHelp): completion learns
+	// the flags this way without running anything.
+	flagSink func(*cmdFlags)
 }
 
 // cliError is an error with an exit status and hints for a person.
@@ -69,22 +74,26 @@ type command struct {
 	name    string
 	summary string
 	run     func(e *env, args []string) error
+	subs    []string // subcommands, for commands that have them
 }
 
 func commands() []command {
 	return []command{
-		{"keygen", "make a root or receipt key (HMAC secret or Ed25519 key pair)", runKeygen},
-		{"holder", "make a holder key pair (private and public JWK) for DPoP binding", runHolder},
-		{"mint", "mint a new ticket under a root key", runMint},
-		{"attenuate", "append a narrower block, seal, or rebind a ticket", runAttenuate},
-		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect},
-		{"verify", "check a ticket, or decide whether it allows a request", runVerify},
-		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof},
-		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP},
-		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke},
-		{"spent", "show what each budget of a ticket has spent in a store", runSpent},
-		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt},
-		{"demo", "run the whole story in a temporary directory and narrate it", runDemo},
+		{"keygen", "make a root or receipt key (HMAC secret or Ed25519 key pair)", runKeygen, nil},
+		{"holder", "make a holder key pair (private and public JWK) for DPoP binding", runHolder, nil},
+		{"mint", "mint a new ticket under a root key", runMint, nil},
+		{"attenuate", "append a narrower block, seal, or rebind a ticket", runAttenuate, nil},
+		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect, nil},
+		{"verify", "check a ticket, or decide whether it allows a request", runVerify, nil},
+		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},
+		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP, nil},
+		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},
+		{"spent", "show what each budget of a ticket has spent in a store", runSpent, nil},
+		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt,
+			[]string{"show", "verify", "checkpoint", "repair"}},
+		{"demo", "run the whole story in a temporary directory and narrate it", runDemo, nil},
+		{"version", "print the version, source revision and ticket format version", runVersion, nil},
+		{"completion", "print a shell completion script (completion bash|zsh|fish)", runCompletion, nil},
 	}
 }
 
@@ -97,7 +106,7 @@ signed receipt log of every decision.
 Commands:
 %s
 Run 'tickettool COMMAND -h' (or 'tickettool help COMMAND') for a command's
-flags and an example. Exit status: 0 success or allowed; 1 refused,
+flags and an example; 'tickettool --version' is 'tickettool version'. Exit status: 0 success or allowed; 1 refused,
 invalid, tampered or expired; 2 usage error or unreadable input.
 
 Example:
@@ -124,6 +133,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		printMainUsage(stdout)
 		return exitOK
+	case "-version", "--version":
+		name = "version"
 	case "help":
 		if len(rest) == 0 {
 			printMainUsage(stdout)
@@ -201,6 +212,10 @@ func (fs *cmdFlags) printUsage() {
 // interleaved ("--" ends the flags), and returns the positional arguments.
 // -h prints the usage and returns errHelp.
 func (fs *cmdFlags) parse(args []string) ([]string, error) {
+	if fs.e.flagSink != nil {
+		fs.e.flagSink(fs)
+		return nil, errHelp
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
