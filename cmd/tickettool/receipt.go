@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/tickettool/tickettool/chain"
@@ -48,7 +49,8 @@ usage: tickettool receipt show [--refused] [--json] LOG
 Prints one line per record of LOG, oldest first (with --json, one JSON
 object per line). --refused shows refusals only. It decodes every record
 strictly but checks no signature or link: use 'receipt verify' for that.
-It stops, exit status 1, at the first record that does not decode.
+It stops, exit status 1, at the first record that does not decode; a file
+that does not start with a record is no receipt log (exit status 2).
 
 Example:
   tickettool receipt show --refused receipts.log
@@ -68,12 +70,12 @@ func runReceiptShow(e *env, args []string) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	defer f.Close()
 	for ent, err := range chain.Scan(f) {
 		if err != nil {
-			return receiptError(err, "")
+			return receiptError(err, path, "", "")
 		}
 		if *refused && ent.Record.Kind != chain.KindRefused {
 			continue
@@ -100,7 +102,9 @@ strictly, carry a valid signature, its sequence number, the hash of the
 record before it and a time no earlier. It names the first broken record
 and why. A bare chain cannot show that records were cut from its end:
 --checkpoint FILE (from 'receipt checkpoint') also detects truncation and
-rollback. Prints the number of records and the head hash.
+rollback. Prints the number of records and the head hash. A key under
+which no record verifies is not the log's: that is said as such, not as
+tampering. A file that is no receipt log at all is exit status 2.
 
 Example:
   tickettool receipt verify --key receipts.key.pub --checkpoint cp.txt receipts.log
@@ -123,7 +127,7 @@ func runReceiptVerify(e *env, args []string) error {
 		return err
 	}
 	if _, err := os.Stat(path); err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	var s *chain.Summary
 	if *cpPath != "" {
@@ -133,10 +137,10 @@ func runReceiptVerify(e *env, args []string) error {
 		}
 		s, err = chain.VerifyCheckpoint(path, cp, k, receiptOrigin)
 		if err != nil {
-			return receiptError(err, *cpPath)
+			return receiptError(err, path, *keyPath, *cpPath)
 		}
 	} else if s, err = chain.Verify(path, k, receiptOrigin); err != nil {
-		return receiptError(err, "")
+		return receiptError(err, path, *keyPath, "")
 	}
 	fmt.Fprintf(e.stdout, "ok: %d records, head %x\n", s.Count, s.Head)
 	return nil
@@ -173,11 +177,11 @@ func runReceiptCheckpoint(e *env, args []string) error {
 		return fail(exitUsage, fmt.Errorf("%s holds a public key: signing a checkpoint needs the secret key file", *keyPath))
 	}
 	if _, err := os.Stat(path); err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	cp, err := chain.MakeCheckpoint(path, k, receiptOrigin)
 	if err != nil {
-		return receiptError(err, "")
+		return receiptError(err, path, *keyPath, "")
 	}
 	e.stdout.Write(cp)
 	return nil
@@ -215,17 +219,17 @@ func runReceiptRepair(e *env, args []string) error {
 		return err
 	}
 	if _, err := os.Stat(path); err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	torn, err := chain.Repair(path, k, receiptOrigin)
 	var be *chain.BreakError
-	if errors.As(err, &be) {
+	if errors.As(err, &be) && !be.NotLog {
 		return fail(exitRefused, err,
 			fmt.Sprintf("%s was not changed: only an incomplete last record with no complete record after it is dropped, and this log breaks at record %d (offset %d)", path, be.Index, be.Offset),
 			fmt.Sprintf("record %d and every record after it cannot be trusted: restore the log from a copy, or investigate", be.Index))
 	}
 	if err != nil {
-		return receiptError(err, "")
+		return receiptError(err, path, *keyPath, "")
 	}
 	if torn.Bytes == 0 {
 		fmt.Fprintln(e.stdout, "ok: nothing to repair")
@@ -235,15 +239,23 @@ func runReceiptRepair(e *env, args []string) error {
 	return nil
 }
 
-// receiptError adds exit status 1 and hints to a failed log check.
-func receiptError(err error, cpPath string) error {
+// receiptError adds an exit status and hints to a failed log check of
+// the log at path with the key in keyPath (and the checkpoint in cpPath):
+// 2 for a file that is no log at all, 1 for everything else.
+func receiptError(err error, path, keyPath, cpPath string) error {
 	var be *chain.BreakError
 	var ce *chain.CheckpointError
+	var ke *chain.KeyError
 	switch {
+	case errors.As(err, &be) && be.NotLog:
+		return fail(exitUsage, fmt.Errorf("%s is not a receipt log: %s", path, be.Reason),
+			"a receipt log is the file 'tickettool verify --receipts' or 'tickettool mcp --receipts' writes")
 	case errors.As(err, &be) && be.Torn:
 		return fail(exitRefused, err, fmt.Sprintf("the log ends in an incomplete record at offset %d (a crash mid-append, or a cut); %d complete records precede it; 'tickettool receipt repair' drops it and says exactly what it dropped", be.Offset, be.Index))
 	case errors.As(err, &be):
 		return fail(exitRefused, err, fmt.Sprintf("record %d and every record after it cannot be trusted", be.Index))
+	case errors.As(err, &ke):
+		return fail(exitRefused, err, wrongKeyHint(ke, keyPath, "--key"))
 	case errors.As(err, &ce):
 		return fail(exitRefused, err, fmt.Sprintf("the checkpoint %s commits to %d records: the log was cut or rewritten after it", cpPath, ce.CheckpointSize))
 	case errors.Is(err, chain.ErrCheckpoint):
@@ -252,4 +264,37 @@ func receiptError(err error, cpPath string) error {
 		return fail(exitRefused, err, "the log was signed with a key of the other algorithm")
 	}
 	return err
+}
+
+// wrongKeyHint says what to do about a key that is not the log's.
+func wrongKeyHint(ke *chain.KeyError, keyPath, flag string) string {
+	return fmt.Sprintf("%s %s holds key %s and the log was written with another %s key: pass the receipt key the log was started with",
+		flag, keyPath, ke.Key, ke.LogAlg)
+}
+
+// openReceiptsError is the error of a receipt log that could not be
+// opened for appending with the key in keyPath (--receipts with
+// --receipt-key): exit status 1, since no decision may go unrecorded.
+func openReceiptsError(err error, path, keyPath string) error {
+	var ke *chain.KeyError
+	var be *chain.BreakError
+	switch {
+	case errors.As(err, &ke):
+		return fail(exitRefused, err, wrongKeyHint(ke, keyPath, "--receipt-key"),
+			"or start a new log for this key: pass another --receipts LOG")
+	case errors.As(err, &be) && be.NotLog:
+		return fail(exitUsage, fmt.Errorf("%s is not a receipt log: %s", path, be.Reason),
+			"--receipts names a receipt log, or a new file to start one in")
+	}
+	return fail(exitRefused, err, "check the log with 'tickettool receipt verify --key "+keyPath+" "+path+"'")
+}
+
+// logFileErr is the error of a receipt log that cannot be read at all:
+// exit status 2, naming the path and the system's reason once.
+func logFileErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return usageErr("cannot read receipt log %s: %v", path, err)
 }
