@@ -49,9 +49,10 @@ type env struct {
 
 // cliError is an error with an exit status and hints for a person.
 type cliError struct {
-	code  int
-	err   error
-	hints []string
+	code   int
+	err    error
+	hints  []string
+	notice bool // not an error (a stop the user asked for): no "error:" label
 }
 
 func (e *cliError) Error() string { return e.err.Error() }
@@ -158,7 +159,11 @@ func report(stderr io.Writer, err error) int {
 		return exitOK
 	}
 	code, hints := classify(err)
-	fmt.Fprintf(stderr, "tickettool: error: %s\n", oneLine(err.Error()))
+	label := "error: "
+	if ce := (*cliError)(nil); errors.As(err, &ce) && ce.notice {
+		label = ""
+	}
+	fmt.Fprintf(stderr, "tickettool: %s%s\n", label, oneLine(err.Error()))
 	for _, h := range hints {
 		if h == "" {
 			continue

@@ -36,7 +36,9 @@ restarted guard, or a second one on the same store, continues the same
 budgets) and settled by the server's answer: spent when it answers with a
 result, given back when its error shows the call never ran. A bound
 ticket needs --holder-key: the guard makes the DPoP proof for each call
-(htm POST, htu mcp://NAME/TOOL). The exit status is the server's.
+(htm POST, htu mcp://NAME/TOOL). The exit status is the server's;
+SIGINT or SIGTERM stops the server too, prints one line, and exits with
+130 or 143 (128 plus the signal's number).
 
 The ticket comes from exactly one of: --ticket-file PATH (whitespace
 around the ticket is trimmed), the environment variable TICKETTOOL_TICKET
@@ -137,20 +139,49 @@ func runMCP(e *env, args []string) error {
 }
 
 // serveMCP runs the server under p until it exits, and returns its status.
+// SIGINT or SIGTERM stops the server (the mcp package signals its process
+// group) and ends the guard with one line and the conventional status,
+// 128 plus the signal's number.
 func serveMCP(e *env, p *mcp.Proxy, command []string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stoppedBy := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case s := <-sigs:
+			stoppedBy <- s
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Env = withoutTicket(os.Environ())
 	cmd.Stderr = e.stderr
 	code, err := p.Run(ctx, e.stdin, e.stdout, cmd)
 	if err != nil {
+		select {
+		case s := <-stoppedBy:
+			return signalStop(s)
+		default:
+		}
 		return fail(exitRefused, err)
 	}
 	if code != 0 {
 		return &cliError{code: code, err: fmt.Errorf("the MCP server exited with status %d", code)}
 	}
 	return nil
+}
+
+// signalStop is the end of a guard stopped by a signal.
+func signalStop(s os.Signal) error {
+	name, n := "SIGTERM", int(syscall.SIGTERM)
+	if s == os.Interrupt {
+		name, n = "SIGINT", int(syscall.SIGINT)
+	}
+	return &cliError{code: 128 + n, notice: true, err: fmt.Errorf("stopped by %s; the MCP server was stopped too", name)}
 }
 
 // startFailure is the error of a guard that did not start: a ticket that
