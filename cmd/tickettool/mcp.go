@@ -49,7 +49,7 @@ file: a good ticket replaces the old one for the next call; a bad one
 Either way one line on standard error says which.
 
 A ticket that can never allow a call is refused before the server starts
-(exit status 2): expired, under another key, revoked, against the policy,
+(exit status 1; 2 when only --server-name is missing): expired, under another key, revoked, against the policy,
 an aud caveat without this guard's audience (--aud, by default the
 --server-name), or tools caveats naming only tools of other servers (with
 --server-name fs, tools=fs/read_file and tools=read_file are this
@@ -185,8 +185,10 @@ func signalStop(s os.Signal) error {
 }
 
 // startFailure is the error of a guard that did not start: a ticket that
-// can never allow a call is a usage error, with the hints verify gives
-// and, for tools of other servers, the --server-name to pass.
+// can never allow a call is refused (exit status 1, as verify refuses it),
+// with the hints verify gives and, for tools of other servers, the
+// --server-name to pass; qualified tools and no --server-name at all is a
+// usage error (exit status 2).
 func startFailure(err error, t *token.Ticket, vk *token.VerifyingKey, serverName string) error {
 	var se *mcp.StartError
 	if !errors.As(err, &se) {
@@ -198,8 +200,12 @@ func startFailure(err error, t *token.Ticket, vk *token.VerifyingKey, serverName
 			hints = append(hints, h)
 		}
 	}
+	code := exitRefused
 	if len(se.Servers) > 0 {
 		hints = append(hints, serverNameHint(se.Servers, serverName))
+		if serverName == "" {
+			code = exitUsage
+		}
 	}
-	return fail(exitUsage, err, hints...)
+	return fail(code, err, hints...)
 }
