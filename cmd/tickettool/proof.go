@@ -148,6 +148,9 @@ func runProofCheck(e *env, args []string) error {
 	p, err := dpop.Check(proof, exp, now)
 	if err != nil {
 		var de *dpop.Error
+		if errors.As(err, &de) && (de.Check == dpop.CheckSize || de.Check == dpop.CheckSyntax) {
+			return fail(exitUsage, err, "a DPoP proof is one compact JWS (three base64url parts), as 'tickettool proof make' prints it")
+		}
 		if errors.As(err, &de) {
 			return fail(exitRefused, err, proofHint(de.Check))
 		}
