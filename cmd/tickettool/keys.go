@@ -259,7 +259,7 @@ func readHolderKey(path, flagName string) (crypto.Signer, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, usageErr("read holder key: %v", err)
+		return nil, usageErr("read holder key %s: %v", path, osReason(err))
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fail(exitUsage, fmt.Errorf("%w: %s has mode %04o (want 0600)", chain.ErrKeyFileMode, path, fi.Mode().Perm()),

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -171,6 +172,16 @@ func report(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "tickettool: hint: %s\n", oneLine(h))
 	}
 	return code
+}
+
+// osReason is the system's reason for a failed file operation, without
+// the os package's own "open PATH:" (the caller names the path once).
+func osReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // oneLine keeps a message on one line, so nothing can forge extra lines.

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/tickettool/tickettool/chain"
@@ -292,9 +291,5 @@ func openReceiptsError(err error, path, keyPath string) error {
 // logFileErr is the error of a receipt log that cannot be read at all:
 // exit status 2, naming the path and the system's reason once.
 func logFileErr(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return usageErr("cannot read receipt log %s: %v", path, err)
+	return usageErr("read receipt log %s: %v", path, osReason(err))
 }
