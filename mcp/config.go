@@ -125,7 +125,7 @@ func New(cfg Config) (*Proxy, error) {
 		Keys: cfg.Keys, Options: cfg.Options, Store: cfg.Store, Receipts: cfg.Receipts, Hold: p.cfg.Hold,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, err // guard prefixes its errors
 	}
 	return p, nil
 }

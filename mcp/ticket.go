@@ -83,7 +83,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	}
 	d, err := verify.Validate(t, p.cfg.Keys, p.cfg.Now(), &p.cfg.Options)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, err // verify prefixes its errors
 	}
 	var never []verify.Refusal
 	for _, r := range d.Refusals {
@@ -118,7 +118,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	}
 	scope, err := t.UnverifiedScope()
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, err // token prefixes its errors
 	}
 	if jkt := scope.Holder(); jkt != nil {
 		st.bound = true
@@ -127,7 +127,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		}
 		hs, err := dpop.NewHolderSigner(p.cfg.Holder)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: holder key: %w", err)
+			return nil, fmt.Errorf("%w (the proxy's holder key)", err) // dpop prefixes its errors
 		}
 		if !bytes.Equal(hs.Thumbprint(), jkt) {
 			return nil, errors.New("mcp: the holder key is not the key the ticket is bound to")
