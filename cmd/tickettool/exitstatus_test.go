@@ -284,6 +284,15 @@ func checkMessages(t *testing.T, name string, code int, stderr string) {
 		if n := len(pkgPrefix.FindAllString(line, -1)); n > 1 || osPrefix.MatchString(line) {
 			t.Errorf("tickettool %.120s: stacked prefixes: %q", name, line)
 		}
+		if strings.HasPrefix(line, "tickettool: error: ") {
+			seen := map[string]bool{}
+			for _, w := range strings.Fields(strings.NewReplacer(":", " ", ",", " ").Replace(line)) {
+				if strings.HasPrefix(w, "/") && seen[w] {
+					t.Errorf("tickettool %.120s: names %s twice: %q", name, w, line)
+				}
+				seen[w] = true
+			}
+		}
 		if m := goName.FindString(line); m != "" {
 			t.Errorf("tickettool %.120s: names Go code (%q): %q", name, m, line)
 		}

@@ -70,7 +70,7 @@ func runKeygen(e *env, args []string) error {
 	pub := *out + ".pub"
 	if a == chain.AlgEd25519 {
 		if _, err := os.Lstat(pub); err == nil {
-			return fmt.Errorf("%s: %w", pub, keyfile.ErrExists)
+			return fmt.Errorf("key file %s %w", pub, keyfile.ErrExists)
 		}
 	}
 	if err := chain.WriteKeyFile(*out, k); err != nil {
@@ -222,7 +222,7 @@ func runHolder(e *env, args []string) error {
 	}
 	pubPath := *out + ".pub"
 	if _, err := os.Lstat(pubPath); err == nil {
-		return fmt.Errorf("%s: %w", pubPath, keyfile.ErrExists)
+		return fmt.Errorf("key file %s %w", pubPath, keyfile.ErrExists)
 	}
 	key, err := dpop.NewKey(a, nil)
 	if err != nil {
@@ -241,11 +241,11 @@ func runHolder(e *env, args []string) error {
 		return err
 	}
 	if err := keyfile.WriteNew(*out, append(priv, '\n'), 0o600); err != nil {
-		return fmt.Errorf("%s: %w", *out, err)
+		return err // it names the path
 	}
 	if err := keyfile.WriteNew(pubPath, append(pub, '\n'), 0o644); err != nil {
 		os.Remove(*out) // we created it above; leave no half pair
-		return fmt.Errorf("%s: %w", pubPath, err)
+		return err
 	}
 	fmt.Fprintln(e.stdout, jkt)
 	return nil
