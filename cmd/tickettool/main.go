@@ -5,7 +5,8 @@
 //
 // Exit status: 0 success (or allowed, valid); 1 refused, invalid, tampered
 // or expired (stderr names what); 2 usage errors and input that cannot be
-// read or decoded at all.
+// read or decoded at all. mcp, once its server runs, exits with the
+// server's status, or 130 or 143 when SIGINT or SIGTERM stopped it.
 package main
 
 import (
