@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -121,6 +122,15 @@ func OpenCheckpoint(signed []byte, key *Key, origin string) (Checkpoint, error) 
 		return Checkpoint{}, err
 	}
 	n, err := note.Open(signed, note.VerifierList(v))
+	var une *note.UnverifiedNoteError
+	if errors.As(err, &une) && len(une.Note.UnverifiedSigs) > 0 {
+		var by []string
+		for _, sig := range une.Note.UnverifiedSigs {
+			by = append(by, fmt.Sprintf("%s+%08x", sig.Name, sig.Hash))
+		}
+		return Checkpoint{}, fmt.Errorf("%w: it is signed by key %s, not by key %s+%08x", ErrCheckpoint,
+			quote(strings.Join(by, ", ")), key.name, key.hash)
+	}
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
 	}

@@ -165,8 +165,14 @@ func TestCheckpointRefused(t *testing.T) {
 	cp, _ := SignCheckpoint(sum.Checkpoint(), key)
 	others := []*Key{seedKey(t, "test-key", 2), seedKey(t, "other-name", 1), hmacKey(t, "test-key", 1)}
 	for _, other := range others {
-		if _, err := OpenCheckpoint(cp, other, testOrigin); !errors.Is(err, ErrCheckpoint) {
+		_, err := OpenCheckpoint(cp, other, testOrigin)
+		if !errors.Is(err, ErrCheckpoint) {
 			t.Fatalf("verified with %v: %v", other, err)
+		}
+		// The refusal names both keys: the checkpoint's signer and the one given.
+		signer, given := fmt.Sprintf("%s+%08x", key.Name(), key.KeyHash()), fmt.Sprintf("%s+%08x", other.Name(), other.KeyHash())
+		if !strings.Contains(err.Error(), signer) || !strings.Contains(err.Error(), "not by key "+given) {
+			t.Errorf("verified with %v: %v", other, err)
 		}
 		forged, _ := SignCheckpoint(sum.Checkpoint(), other)
 		if _, err := VerifyCheckpointBytes(data, forged, key, testOrigin); !errors.Is(err, ErrCheckpoint) {

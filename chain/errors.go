@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 var (
@@ -52,9 +53,42 @@ var (
 	ErrPublicKey = errors.New("chain: key cannot sign (public key only)")
 
 	// ErrWrongAlg is returned (wrapped) when a record's algorithm is not the
-	// key's.
+	// key's; a *KeyError of another algorithm matches it too.
 	ErrWrongAlg = errors.New("chain: record algorithm does not match the key")
+
+	// ErrWrongKey matches a *KeyError: the key is not the one the log was
+	// signed with.
+	ErrWrongKey = errors.New("chain: the key is not the log's")
+
+	// ErrNotLog matches a *BreakError whose NotLog is set: the file does
+	// not start with a record, so it is no receipt log at all.
+	ErrNotLog = errors.New("chain: not a receipt log")
 )
+
+// KeyError says that a key is not the one a log was signed with: its
+// first record does not verify under the key and neither does any other
+// (so no single record was tampered with: the whole log is another key's,
+// or every record was rewritten). A record carries no key id, so the log's
+// key is known only by its algorithm. It matches ErrWrongKey, and
+// ErrWrongAlg when the algorithms differ. It does not match ErrBroken.
+type KeyError struct {
+	Key    string // the key given: its name and key hash, "name+1a2b3c4d"
+	KeyAlg Alg    // the key's algorithm
+	LogAlg Alg    // the algorithm of the log's first record
+}
+
+func (e *KeyError) Error() string {
+	if e.KeyAlg != e.LogAlg {
+		return fmt.Sprintf("chain: key %s is not the log's key: the key is %s, the log is signed with %s", e.Key, e.KeyAlg, e.LogAlg)
+	}
+	return fmt.Sprintf("chain: key %s is not the log's key: no record of the log verifies under it (the log is signed with another %s key)", e.Key, e.LogAlg)
+}
+
+// Is reports whether target is ErrWrongKey, or ErrWrongAlg when the
+// algorithms differ.
+func (e *KeyError) Is(target error) bool {
+	return target == ErrWrongKey || (target == ErrWrongAlg && e.KeyAlg != e.LogAlg)
+}
 
 // BreakError says where a log stops verifying: the index of the first
 // record that does not verify (for a torn tail, the index the incomplete
@@ -71,18 +105,35 @@ type BreakError struct {
 	Offset int64
 	Reason string
 	Torn   bool // a torn tail: an incomplete last record; Repair drops it
+	NotLog bool // the file does not start with a record: it is no log
+
+	keyFail bool // record 0's algorithm or signature is not the key's
 }
 
 func (e *BreakError) Error() string {
+	if e.NotLog {
+		return "chain: not a receipt log: " + e.Reason
+	}
 	if e.Torn {
-		return fmt.Sprintf("chain: torn tail at offset %d (record %d): %s; run Repair to drop it", e.Offset, e.Index, e.Reason)
+		return fmt.Sprintf("chain: torn tail at offset %d (record %d): %s (an interrupted append; a repair drops it)", e.Offset, e.Index, e.Reason)
 	}
 	return fmt.Sprintf("chain: broken at record %d (offset %d): %s", e.Index, e.Offset, e.Reason)
 }
 
-// Is reports whether target is ErrBroken, or ErrTorn for a torn tail.
+// Is reports whether target is ErrBroken, ErrTorn for a torn tail, or
+// ErrNotLog for a file that is no log.
 func (e *BreakError) Is(target error) bool {
-	return target == ErrBroken || (e.Torn && target == ErrTorn)
+	return target == ErrBroken || (e.Torn && target == ErrTorn) || (e.NotLog && target == ErrNotLog)
+}
+
+// notLog marks a break at the very first item as NotLog when that item
+// does not even start like a record (a CBOR map).
+func notLog(be *BreakError, first []byte) *BreakError {
+	if be.Index == 0 && be.Offset == 0 && !be.Torn && len(first) > 0 && first[0]>>5 != 5 {
+		be.NotLog = true
+		be.Reason = fmt.Sprintf("the file does not start with a record (its first byte is 0x%02x, a record starts with a CBOR map head)", first[0])
+	}
+	return be
 }
 
 // CheckpointError says how a log (or a newer checkpoint) differs from a
@@ -105,4 +156,29 @@ func (e *CheckpointError) Unwrap() error { return e.Err }
 type Torn struct {
 	Offset int64
 	Bytes  int64
+}
+
+// errNotRegular is the reason for a log path that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// fileErr returns the error of a file system step: "chain: OP PATH:
+// REASON", one prefix and the system's reason (not the os package's own
+// "open PATH:" again). It stays an *fs.PathError for errors.As and keeps
+// the reason for errors.Is (fs.ErrNotExist, ...).
+func fileErr(op, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("chain: %w", &fs.PathError{Op: op, Path: path, Err: err})
+}
+
+// readReason is the reason of a read error, without the os package's
+// "read PATH:" when it has one.
+func readReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
 )
 
 // exampleKey is a fixed key so that the output is stable; real code uses
@@ -122,5 +124,53 @@ func ExampleMakeCheckpoint() {
 	// example.com/receipts/agent-1 | 2
 	// 3 <nil>
 	// 1 <nil>
+	// true
+}
+
+// The key files tickettool keygen writes are chain key files: a secret
+// file (mode 0600) and, for Ed25519, the public one beside it (0644). A Go
+// program loads them with ReadKeyFile and turns them into ticket keys with
+// package token (HMAC: token.NewHMACKey(k.Name(), k.HMACSecret())).
+func ExampleReadKeyFile() {
+	dir, _ := os.MkdirTemp("", "keys")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "root.key")
+
+	// What "tickettool keygen --alg ed25519 --out root.key" writes (with
+	// chain.GenerateKey(chain.AlgEd25519, "root", rand.Reader) for a new key).
+	k, _ := chain.NewEd25519Key("root", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32)))
+	if err := chain.WriteKeyFile(path, k); err != nil {
+		fmt.Println(err)
+		return
+	}
+	chain.WriteKeyFile(path+".pub", k.VerifierKey())
+
+	// The minter loads the secret file...
+	sk, err := chain.ReadKeyFile(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	root, _ := token.NewEd25519Key(sk.Name(), sk.Ed25519PrivateKey())
+	ticket, _ := token.Mint(root, nil, nil)
+
+	// ...and a verifier only the public one.
+	pk, _ := chain.ReadKeyFile(path + ".pub")
+	vk, _ := token.NewEd25519PublicKey(pk.Name(), pk.PublicKey())
+	keys, _ := token.NewKeyring(vk)
+	d, _ := verify.Validate(ticket, keys, time.Now(), nil)
+
+	fmt.Println(sk)
+	fmt.Println(pk)
+	fmt.Println(d.Allowed)
+
+	// A secret key file others can read is refused.
+	os.Chmod(path, 0o644)
+	_, err = chain.ReadKeyFile(path)
+	fmt.Println(errors.Is(err, chain.ErrKeyFileMode))
+	// Output:
+	// ed25519 private key root+1f3dbc90
+	// ed25519 public key root+1f3dbc90
+	// true
 	// true
 }

@@ -106,7 +106,7 @@ func WriteKeyFile(path string, k *Key) error {
 		mode = 0o600
 	}
 	if err := keyfile.WriteNew(path, []byte(text), mode); err != nil {
-		return fmt.Errorf("chain: write key file: %w", err)
+		return fmt.Errorf("chain: %w", err) // keyfile's errors name the step and path
 	}
 	return nil
 }
@@ -116,19 +116,19 @@ func WriteKeyFile(path string, k *Key) error {
 func ReadKeyFile(path string) (*Key, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("chain: read key file: %w", err)
+		return nil, fileErr("read key file", path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("chain: read key file: %w", err)
+		return nil, fileErr("read key file", path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrMalformedKey, path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxKeyFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("chain: read key file: %w", err)
+		return nil, fileErr("read key file", path, err)
 	}
 	if len(b) > MaxKeyFileBytes {
 		return nil, fmt.Errorf("%w: %s is longer than %d bytes", ErrMalformedKey, path, MaxKeyFileBytes)

@@ -51,7 +51,8 @@ var writeHook func(f *os.File, b []byte) (int, error)
 // long log (Verify does). A torn tail or a broken log is returned as a
 // *BreakError (a torn tail only when no complete record follows the
 // incomplete one, as for Verify); run Repair for a torn tail, investigate
-// a broken log.
+// a broken log. A key that is not the log's (no record verifies under it)
+// is a *KeyError, not a break.
 func Open(path string, key *Key, origin string) (*Log, error) {
 	if err := checkKey(key, true); err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func Open(path string, key *Key, origin string) (*Log, error) {
 		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("chain: open log: %w", err)
+		return nil, fileErr("open log", path, err)
 	}
 	l := &Log{f: f, key: key, origin: origin, last: -1}
 	if err := l.open(filepath.Dir(path), created); err != nil {
@@ -77,7 +78,7 @@ func Open(path string, key *Key, origin string) (*Log, error) {
 
 func (l *Log) open(dir string, created bool) error {
 	if fi, err := l.f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return errors.New("chain: open log: not a regular file")
+		return fmt.Errorf("chain: open log %s: not a regular file", l.f.Name())
 	}
 	if created {
 		d, err := os.Open(dir)
@@ -86,11 +87,11 @@ func (l *Log) open(dir string, created bool) error {
 			d.Close()
 		}
 		if err != nil {
-			return fmt.Errorf("chain: sync log directory: %w", err)
+			return fileErr("sync log directory", dir, err)
 		}
 	}
 	if err := lockFile(l.f, true); err != nil {
-		return fmt.Errorf("chain: lock log: %w", err)
+		return fileErr("lock log", l.f.Name(), err)
 	}
 	defer unlockFile(l.f)
 	return l.refresh()
@@ -130,7 +131,7 @@ func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 		return nil, l.err
 	}
 	if err := lockFile(l.f, true); err != nil {
-		return nil, fmt.Errorf("chain: lock log: %w", err)
+		return nil, fileErr("lock log", l.f.Name(), err)
 	}
 	defer unlockFile(l.f)
 	if err := l.refresh(); err != nil {
@@ -177,11 +178,11 @@ func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 	}
 	if _, err := write(l.f, buf); err != nil {
 		l.valid = false // a partial write leaves a torn tail; rescan finds it
-		return nil, fmt.Errorf("chain: append: %w", err)
+		return nil, fileErr("append to log", l.f.Name(), err)
 	}
 	if err := l.f.Sync(); err != nil {
 		l.valid = false
-		l.err = fmt.Errorf("chain: fsync failed, appends stopped; reopen and verify the log: %w", err)
+		l.err = fmt.Errorf("%w (appends stopped: reopen the log and verify it)", fileErr("fsync log", l.f.Name(), err))
 		return nil, l.err
 	}
 	l.size += int64(len(buf))

@@ -142,7 +142,7 @@ func TestOpenChecks(t *testing.T) {
 	if _, err := Open(p, key, "example.com/other"); !errors.Is(err, ErrBroken) {
 		t.Fatalf("other origin: %v", err)
 	}
-	if _, err := Open(p, seedKey(t, "k", 2), testOrigin); !errors.Is(err, ErrBroken) {
+	if _, err := Open(p, seedKey(t, "k", 2), testOrigin); !errors.Is(err, ErrWrongKey) || errors.Is(err, ErrBroken) {
 		t.Fatalf("other key: %v", err)
 	}
 	if _, err := Open(p, key.VerifierKey(), testOrigin); !errors.Is(err, ErrPublicKey) {

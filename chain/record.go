@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -217,6 +218,9 @@ func Decode(data []byte) (Record, error) {
 // is a reason without the package prefix.
 func decode(data []byte) (Record, []byte, error) {
 	var w wireRecord
+	if len(data) == 0 || data[0]>>5 != 5 {
+		return Record{}, nil, errors.New("not a record: a record is a CBOR map")
+	}
 	if err := strictcbor.Unmarshal(data, &w, strictcbor.RecordLimits); err != nil {
 		return Record{}, nil, fmt.Errorf("not a canonical record: %v", err)
 	}

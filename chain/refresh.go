@@ -3,7 +3,6 @@ package chain
 import (
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io"
 )
 
@@ -12,7 +11,7 @@ func (l *Log) refresh() error {
 	fi, err := l.f.Stat()
 	if err != nil {
 		l.valid = false
-		return fmt.Errorf("chain: stat log: %w", err)
+		return fileErr("stat log", l.f.Name(), err)
 	}
 	size := fi.Size()
 	if l.valid && size >= l.size && l.tailUnchanged() {
@@ -108,7 +107,7 @@ func (l *Log) rescanItems(size int64) error {
 		}
 		if off == 0 {
 			if err := v.add(item, off); err != nil {
-				return err
+				return v.keyOrBreak(err, item, s)
 			}
 		}
 		prev, last = last, append(prev[:0], item...)

@@ -34,7 +34,7 @@ func newScanner(r io.Reader) *scanner {
 func (s *scanner) next() ([]byte, int64, error) {
 	if s.pending > 0 {
 		if _, err := s.br.Discard(s.pending); err != nil {
-			return nil, s.off, fmt.Errorf("chain: read log: %w", err)
+			return nil, s.off, fmt.Errorf("chain: read log: %w", readReason(err))
 		}
 		s.pending = 0
 	}
@@ -53,7 +53,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 	atEOF := false
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
-			return nil, s.off, fmt.Errorf("chain: read log: %w", err)
+			return nil, s.off, fmt.Errorf("chain: read log: %w", readReason(err))
 		}
 		atEOF = true
 	}
@@ -65,7 +65,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 		return nil, s.off, s.tornBreak(buf, cerr)
 	}
 	if cerr != nil {
-		return nil, s.off, &BreakError{Index: s.index, Offset: s.off, Reason: "not a canonical CBOR item: " + cerr.Error()}
+		return nil, s.off, notLog(&BreakError{Index: s.index, Offset: s.off, Reason: "not a canonical CBOR item: " + cerr.Error()}, buf)
 	}
 	off := s.off
 	s.pending, s.off, s.index = n, s.off+int64(n), s.index+1
@@ -169,7 +169,7 @@ func Scan(r io.Reader) iter.Seq2[Entry, error] {
 			}
 			rec, _, derr := decode(item)
 			if derr != nil {
-				yield(Entry{Index: idx, Offset: off}, &BreakError{Index: idx, Offset: off, Reason: derr.Error()})
+				yield(Entry{Index: idx, Offset: off}, notLog(&BreakError{Index: idx, Offset: off, Reason: derr.Error()}, item))
 				return
 			}
 			if !yield(Entry{Index: idx, Offset: off, Bytes: append([]byte(nil), item...), Record: rec}, nil) {

@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -205,25 +206,96 @@ func TestRepairOnlyTornTails(t *testing.T) {
 	}
 }
 
+// TestWrongKey: a log checked or appended with another key than its own
+// is reported as a *KeyError naming the key (ErrWrongKey, ErrWrongAlg for
+// the other algorithm), not as tampering; a log whose first record was
+// changed, checked with its own key, is still a break at record 0.
 func TestWrongKey(t *testing.T) {
 	ed, mac := seedKey(t, "k", 3), hmacKey(t, "k", 3)
 	cases := []struct {
 		sign, verify *Key
-		why          string
+		alg          bool
 	}{
-		{ed, seedKey(t, "k", 4), "signature"},
-		{ed, mac, "algorithm"},
-		{mac, hmacKey(t, "k", 4), "signature"},
-		{mac, ed.VerifierKey(), "algorithm"},
+		{ed, seedKey(t, "other", 4), false},
+		{ed, mac, true},
+		{mac, hmacKey(t, "k", 4), false},
+		{mac, ed.VerifierKey(), true},
 	}
 	for _, c := range cases {
-		data := join(makeRecords(t, c.sign, testOrigin, 2))
-		_, err := VerifyBytes(data, c.verify, testOrigin)
-		if be := wantBreak(t, err, 0, false); !strings.Contains(be.Reason, c.why) {
-			t.Errorf("%v with %v: reason %q", c.sign, c.verify, be.Reason)
+		for _, n := range []int{1, 3} {
+			recs := makeRecords(t, c.sign, testOrigin, n)
+			_, err := VerifyBytes(join(recs), c.verify, testOrigin)
+			var ke *KeyError
+			if !errors.As(err, &ke) || errors.Is(err, ErrBroken) || errors.Is(err, ErrWrongAlg) != c.alg {
+				t.Fatalf("%v with %v, %d records: %v", c.sign, c.verify, n, err)
+			}
+			if want := fmt.Sprintf("%s+%08x", c.verify.Name(), c.verify.KeyHash()); ke.Key != want || !strings.Contains(err.Error(), want) {
+				t.Errorf("%v: names key %q, want %q", err, ke.Key, want)
+			}
+			if ke.LogAlg != c.sign.Alg() || ke.KeyAlg != c.verify.Alg() {
+				t.Errorf("%v: algorithms %v, %v", err, ke.LogAlg, ke.KeyAlg)
+			}
+			if c.verify.CanSign() {
+				p := writeLog(t, join(recs))
+				if _, err := Open(p, c.verify, testOrigin); !errors.As(err, &ke) {
+					t.Errorf("Open %v with %v: %v", c.sign, c.verify, err)
+				}
+			}
+			// Record 0 changed: the key is the log's (a later record
+			// verifies), so it is a break, not a wrong key.
+			if n > 1 {
+				bad := slices.Clone(recs[0])
+				bad[len(bad)-1] ^= 1 // the signature's last byte
+				data := join(append([][]byte{bad}, recs[1:]...))
+				_, err := VerifyBytes(data, c.sign, testOrigin)
+				if be := wantBreak(t, err, 0, false); !strings.Contains(be.Reason, "signature") || errors.Is(err, ErrWrongKey) {
+					t.Errorf("record 0 changed: %v", err)
+				}
+				if c.sign.CanSign() {
+					if _, err := Open(writeLog(t, data), c.sign, testOrigin); errors.Is(err, ErrWrongKey) || !errors.Is(err, ErrBroken) {
+						t.Errorf("Open, record 0 changed: %v", err)
+					}
+				}
+			}
 		}
 	}
 	if _, err := VerifyBytes(nil, nil, testOrigin); !errors.Is(err, ErrMalformedKey) {
 		t.Fatalf("nil key: %v", err)
+	}
+}
+
+// TestNotLog: a file that does not start with a record is no log
+// (ErrNotLog, which is also ErrBroken), for Verify and Scan alike; zero
+// bytes stay a torn tail, and a damaged first record stays a break.
+func TestNotLog(t *testing.T) {
+	key := seedKey(t, "k", 5)
+	recs := makeRecords(t, key, testOrigin, 2)
+	for _, data := range [][]byte{
+		[]byte("PRIVATE+KEY+root+00000000+AQID\n"),
+		[]byte(`{"jsonrpc":"2.0"}`),
+		{0x01},
+		{0x83, 0x01, 0x02, 0x03},
+	} {
+		_, err := VerifyBytes(data, key, testOrigin)
+		if !errors.Is(err, ErrNotLog) || !errors.Is(err, ErrBroken) || !strings.HasPrefix(err.Error(), "chain: not a receipt log: ") {
+			t.Errorf("%q: Verify: %v", data, err)
+		}
+		for _, err := range Scan(bytes.NewReader(data)) {
+			if !errors.Is(err, ErrNotLog) {
+				t.Errorf("%q: Scan: %v", data, err)
+			}
+		}
+		if strings.Contains(err.Error(), "Go value") || strings.Count(err.Error(), "cbor:") > 0 {
+			t.Errorf("%q: %v", data, err)
+		}
+	}
+	for _, data := range [][]byte{{0, 0, 0}, recs[0][:10], append(slices.Clone(recs[0][:1]), 0x00)} {
+		if _, err := VerifyBytes(data, key, testOrigin); errors.Is(err, ErrNotLog) || !errors.Is(err, ErrBroken) {
+			t.Errorf("% x: %v", data, err)
+		}
+	}
+	_, err := VerifyBytes(append(recs[1], recs[0]...), key, testOrigin) // a record, not the first
+	if errors.Is(err, ErrNotLog) {
+		t.Errorf("records out of order: %v", err)
 	}
 }

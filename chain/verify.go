@@ -60,17 +60,21 @@ func newReplayer(key *Key, origin string) *replayer {
 
 // add checks one item that starts at offset off and adds it to the chain.
 func (v *replayer) add(item []byte, off int64) error {
-	brk := func(format string, a ...any) error {
+	brk := func(format string, a ...any) *BreakError {
 		return &BreakError{Index: v.count, Offset: off, Reason: fmt.Sprintf(format, a...)}
 	}
 	rec, input, err := decode(item)
 	switch {
 	case err != nil:
-		return brk("%v", err)
+		return notLog(brk("%v", err), item)
 	case rec.Alg != v.key.alg:
-		return brk("record algorithm %s, key algorithm %s", rec.Alg, v.key.alg)
+		be := brk("record algorithm %s, key algorithm %s", rec.Alg, v.key.alg)
+		be.keyFail = v.count == 0
+		return be
 	case !v.key.verify(input, rec.Sig):
-		return brk("signature does not verify")
+		be := brk("signature does not verify")
+		be.keyFail = v.count == 0
+		return be
 	case rec.Seq != uint64(v.count):
 		return brk("sequence number %d, expected %d", rec.Seq, v.count)
 	case rec.Prev != v.head && v.count == 0:
@@ -107,7 +111,7 @@ func (v *replayer) run(r io.Reader) (*Summary, error) {
 			return nil, err
 		}
 		if err := v.add(item, off); err != nil {
-			return nil, err
+			return nil, v.keyOrBreak(err, item, s)
 		}
 		if v.progress != nil {
 			v.progress(v.count, s.off)
@@ -127,6 +131,31 @@ func (v *replayer) run(r io.Reader) (*Summary, error) {
 	return sum, nil
 }
 
+// keyOrBreak returns err, the break at the first record, unless that
+// record's algorithm or signature is not the key's and no later record
+// (read from s) verifies under the key either: then the key is not the
+// log's, and a *KeyError says so rather than reporting tampering.
+func (v *replayer) keyOrBreak(err error, first []byte, s *scanner) error {
+	be, ok := err.(*BreakError)
+	if !ok || !be.keyFail {
+		return err
+	}
+	rec, _, derr := decode(first)
+	if derr != nil {
+		return err
+	}
+	for {
+		item, _, serr := s.next()
+		if serr != nil { // the end, or damage: nothing more to learn
+			break
+		}
+		if r, input, derr := decode(item); derr == nil && r.Alg == v.key.alg && v.key.verify(input, r.Sig) {
+			return err // the key signed a record of this log
+		}
+	}
+	return &KeyError{Key: fmt.Sprintf("%s+%08x", v.key.name, v.key.hash), KeyAlg: v.key.alg, LogAlg: rec.Alg}
+}
+
 func checkOrigin(origin string) error {
 	if len(origin) > MaxOriginBytes || !validName(origin) {
 		return fmt.Errorf("chain: invalid origin %s (non-empty, at most %d bytes, no spaces, control characters or '+')", quote(origin), MaxOriginBytes)
@@ -142,8 +171,12 @@ func checkOrigin(origin string) error {
 // exact bytes (OriginHash(origin) for the first), and a time no earlier
 // than the previous record's. It stops at the first record that does not
 // and returns a *BreakError (matching ErrBroken, and ErrTorn when the log
-// ends in an incomplete record with no complete record after it). Read
-// errors are returned as they are.
+// ends in an incomplete record with no complete record after it, and
+// ErrNotLog when the input does not start with a record at all). When the
+// first record fails on its algorithm or signature and no other record
+// verifies under key either, the key is not the log's: that is a
+// *KeyError (ErrWrongKey), not a break. Read errors are returned as they
+// are.
 //
 // A bare chain cannot show that records were removed from its end:
 // compare with a checkpoint (VerifyCheckpoint) for that.
@@ -180,20 +213,20 @@ func Verify(path string, key *Key, origin string) (*Summary, error) {
 func snapshot(path string) (*os.File, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("chain: open log: %w", err)
+		return nil, 0, fileErr("open log", path, err)
 	}
 	if err := lockFile(f, false); err != nil {
 		f.Close()
-		return nil, 0, fmt.Errorf("chain: lock log: %w", err)
+		return nil, 0, fileErr("lock log", path, err)
 	}
 	fi, err := f.Stat()
 	unlockFile(f)
 	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New("not a regular file")
+		err = errNotRegular
 	}
 	if err != nil {
 		f.Close()
-		return nil, 0, fmt.Errorf("chain: log %s: %w", path, err)
+		return nil, 0, fileErr("read log", path, err)
 	}
 	return f, fi.Size(), nil
 }
@@ -238,16 +271,16 @@ func Repair(path string, key *Key, origin string) (Torn, error) {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return Torn{}, fmt.Errorf("chain: open log: %w", err)
+		return Torn{}, fileErr("open log", path, err)
 	}
 	defer f.Close()
 	if err := lockFile(f, true); err != nil {
-		return Torn{}, fmt.Errorf("chain: lock log: %w", err)
+		return Torn{}, fileErr("lock log", path, err)
 	}
 	defer unlockFile(f)
 	fi, err := f.Stat()
 	if err != nil {
-		return Torn{}, fmt.Errorf("chain: log %s: %w", path, err)
+		return Torn{}, fileErr("stat log", path, err)
 	}
 	size := fi.Size()
 	v := newReplayer(key, origin)
@@ -261,10 +294,10 @@ func Repair(path string, key *Key, origin string) (Torn, error) {
 		return Torn{}, err
 	}
 	if err := f.Truncate(be.Offset); err != nil {
-		return Torn{}, fmt.Errorf("chain: truncate log: %w", err)
+		return Torn{}, fileErr("truncate log", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return Torn{}, fmt.Errorf("chain: sync log: %w", err)
+		return Torn{}, fileErr("sync log", path, err)
 	}
 	return Torn{Offset: be.Offset, Bytes: size - be.Offset}, nil
 }

@@ -162,7 +162,9 @@ func checkRecord(t *testing.T, r chain.Record, data []byte) {
 //   - VerifyBytes is deterministic;
 //   - a refusal is a *BreakError matching ErrBroken, within the input
 //     (0 <= Offset <= len, Index >= 0), and the log before the break
-//     verifies, with Index records: it stops at the first break;
+//     verifies, with Index records: it stops at the first break; or a
+//     *KeyError (not ErrBroken) when the first record decodes and no
+//     record verifies under the key;
 //   - accepted: the summary covers all bytes; Scan sees Count records, each
 //     of which re-encodes to itself, verifies under the key and has the
 //     sequence number of its position; Head is the last record's hash (or
@@ -199,6 +201,11 @@ func FuzzVerifyLog(f *testing.F) {
 
 func checkBreak(t *testing.T, data []byte, k *chain.Key, err error) {
 	t.Helper()
+	var ke *chain.KeyError
+	if errors.As(err, &ke) {
+		checkWrongKey(t, data, k, err)
+		return
+	}
 	var be *chain.BreakError
 	if !errors.As(err, &be) || !errors.Is(err, chain.ErrBroken) {
 		t.Fatalf("VerifyBytes error %v (%T) is not a *BreakError", err, err)
@@ -209,6 +216,28 @@ func checkBreak(t *testing.T, data []byte, k *chain.Key, err error) {
 	sum, perr := chain.VerifyBytes(data[:be.Offset], k, origin)
 	if perr != nil || sum.Count != be.Index {
 		t.Fatalf("log before the break (%+v) does not verify with %d records: %v", be, be.Index, perr)
+	}
+}
+
+// checkWrongKey: a *KeyError is no break, and is given only when the first
+// record decodes and no record Scan reads verifies under the key.
+func checkWrongKey(t *testing.T, data []byte, k *chain.Key, err error) {
+	t.Helper()
+	if errors.Is(err, chain.ErrBroken) || !errors.Is(err, chain.ErrWrongKey) {
+		t.Fatalf("KeyError %v matches ErrBroken or not ErrWrongKey", err)
+	}
+	n := 0
+	for e, serr := range chain.Scan(bytes.NewReader(data)) {
+		if serr != nil {
+			break
+		}
+		if _, verr := chain.VerifyRecord(e.Bytes, k); verr == nil {
+			t.Fatalf("%v, but record %d verifies under the key", err, e.Index)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("%v, but the first record does not decode", err)
 	}
 }
 

@@ -190,7 +190,7 @@ func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Tim
 	// capture of a released one fails with ErrSettled and writes no
 	// receipt, which would claim the call was charged.
 	if err := g.cfg.Store.Settle(ctx, d.family(), d.Request, o, now); err != nil {
-		return fmt.Errorf("guard: settle: %w", err)
+		return fmt.Errorf("%w (settling the call)", err) // stores prefix their errors
 	}
 	kind := chain.KindCaptured
 	if o == Release {
@@ -212,7 +212,7 @@ func (g *Guard) Revoke(ctx context.Context, t *token.Ticket, now time.Time) erro
 		return err
 	}
 	if len(d.BlockIDs) == 0 {
-		return fmt.Errorf("guard: revoke: the ticket does not verify: %w", d.Err())
+		return fmt.Errorf("%w (nothing revoked: the ticket does not verify)", d.Err())
 	}
 	r := Revocation{Family: d.BlockIDs[0], Blocks: d.BlockIDs[len(d.BlockIDs)-1:], Expires: familyExpires(t)}
 	return g.cfg.Store.Revoke(ctx, r, now)

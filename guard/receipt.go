@@ -34,7 +34,7 @@ func (g *Guard) record(r chain.Record, now time.Time) error {
 	}
 	fitRecord(&r)
 	if _, err := g.cfg.Receipts.Append(r, now); err != nil {
-		return fmt.Errorf("guard: receipt: %w", err)
+		return fmt.Errorf("%w (the receipt was not written)", err) // chain prefixes its errors
 	}
 	return nil
 }

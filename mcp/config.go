@@ -122,7 +122,7 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Holder != nil {
 		hs, err := dpop.NewHolderSigner(cfg.Holder)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: holder key: %w", err)
+			return nil, fmt.Errorf("%w (the proxy's holder key)", err) // dpop prefixes its errors
 		}
 		p.holder, p.cfg.Holder = hs, nil // a printed Proxy shows no key
 	}
@@ -137,7 +137,7 @@ func New(cfg Config) (*Proxy, error) {
 		Keys: cfg.Keys, Options: cfg.Options, Store: cfg.Store, Receipts: cfg.Receipts, Hold: p.cfg.Hold,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, err // guard prefixes its errors
 	}
 	return p, nil
 }

@@ -184,13 +184,13 @@ func TestE2EFilesystemServer(t *testing.T) {
 
 	t.Run("expired", func(t *testing.T) {
 		// An expired ticket can never allow a call: the guard does not
-		// start the server.
+		// start the server, and exits 1 (refused), as verify would.
 		past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 		cmd := exec.Command(e.bin, "mcp", "--key", filepath.Join(e.keys, "root.key.pub"), "--server-name", "fs", "--", e.node, e.entry, e.ws)
 		cmd.Env = append(os.Environ(), "TICKETTOOL_TICKET="+e.mint(t, "--now", time.Now().Add(-2*time.Hour).UTC().Format(time.RFC3339), "tools=read_text_file", "paths="+e.allowed+"/", "until="+past))
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "can never allow a call: block 0 caveat until: expired at "+past) {
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "can never allow a call: block 0 caveat until: expired at "+past) {
 			t.Errorf("the guard started with an expired ticket: %v\n%s", err, out)
 		}
 	})

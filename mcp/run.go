@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
@@ -74,7 +76,7 @@ func (p *Proxy) Run(ctx context.Context, agentIn io.Reader, agentOut io.Writer, 
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return 1, fmt.Errorf("mcp: start server: %w", err)
+		return 1, startErr(cmd, err)
 	}
 	defer outR.Close()
 
@@ -122,6 +124,34 @@ func (p *Proxy) Run(ctx context.Context, agentIn io.Reader, agentOut io.Writer, 
 	}
 	return exitStatus(cmd.ProcessState), runErr
 }
+
+// startErr is the error of a server that did not start: "mcp: start
+// server NAME: REASON", without exec's or os's own prefixes, and still an
+// *exec.Error or *fs.PathError underneath for errors.As.
+func startErr(cmd *exec.Cmd, err error) error {
+	var ee *exec.Error
+	var pe *fs.PathError
+	reason := err
+	switch {
+	case errors.As(err, &ee):
+		reason = ee.Err
+	case errors.As(err, &pe):
+		reason = pe.Err
+	}
+	return &startError{name: cmd.Path, reason: reason, err: err}
+}
+
+type startError struct {
+	name   string
+	reason error
+	err    error
+}
+
+func (e *startError) Error() string {
+	return fmt.Sprintf("mcp: start server %s: %v", e.name, e.reason)
+}
+
+func (e *startError) Unwrap() error { return e.err }
 
 // terminate sends the server's group SIGTERM, then SIGKILL if it has not
 // exited KillGrace later, and returns once it exited.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,9 +128,11 @@ func TestRunKillsGroupOnCancel(t *testing.T) {
 func TestRunStartFailure(t *testing.T) {
 	key, keys := rootKey(t)
 	cfg := Config{Ticket: mint(t, key), Keys: keys, Log: &syncBuffer{}}
-	code, err := Run(context.Background(), cfg, strings.NewReader(""), io.Discard, exec.Command(filepath.Join(t.TempDir(), "missing")))
-	if code != 1 || err == nil || !strings.HasPrefix(err.Error(), "mcp: start server: ") {
-		t.Fatalf("Run returned %d, %v", code, err)
+	missing := filepath.Join(t.TempDir(), "missing")
+	code, err := Run(context.Background(), cfg, strings.NewReader(""), io.Discard, exec.Command(missing))
+	// One prefix and the system's reason: not "fork/exec PATH:" again.
+	if want := "mcp: start server " + missing + ": no such file or directory"; code != 1 || err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Run returned %d, %v; want %q", code, err, want)
 	}
 }
 

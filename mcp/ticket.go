@@ -82,7 +82,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	}
 	d, err := verify.Validate(t, p.cfg.Keys, p.cfg.Now(), &p.cfg.Options)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, err // verify prefixes its errors
 	}
 	var never []verify.Refusal
 	for _, r := range d.Refusals {
@@ -117,7 +117,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	}
 	scope, err := t.UnverifiedScope()
 	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
+		return nil, err // token prefixes its errors
 	}
 	if jkt := scope.Holder(); jkt != nil {
 		st.bound = true

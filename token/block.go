@@ -49,13 +49,13 @@ func encodeBlock(b *Block) error {
 	for _, c := range b.Caveats {
 		v, err := c.MarshalValue()
 		if err != nil {
-			return err
+			return err // caveat's own error (caveat.ErrSyntax), prefixed once
 		}
 		w.Caveats[uint64(c.Kind)] = v
 	}
 	raw, err := strictcbor.Marshal(w)
 	if err != nil {
-		return err
+		return malformed(-1, "cannot encode the block")
 	}
 	b.raw = raw
 	return nil

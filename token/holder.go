@@ -2,7 +2,6 @@ package token
 
 import (
 	"bytes"
-	"fmt"
 )
 
 // HolderSigner signs for a bound ticket's current holder when a block
@@ -54,7 +53,7 @@ func signRebind(t *Ticket, n int, current []byte, b *Block, signer HolderSigner)
 	}
 	b.RebindJWK = signer.PublicJWK()
 	if err := encodeBlock(b); err != nil {
-		return nil, fmt.Errorf("token: attenuate: %w", err)
+		return nil, err
 	}
 	sig, err := signer.Sign(RebindMessage(t.lastID(), b.raw))
 	if err != nil {

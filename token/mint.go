@@ -57,7 +57,7 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 	switch key.mode {
 	case ModeHMAC:
 		if err := encodeBlock(&b); err != nil {
-			return nil, fmt.Errorf("token: mint: %w", err)
+			return nil, err
 		}
 		m := getMAC()
 		k := m.tag(hmacKey(key.sec), bLabelHMACKey, b.TicketID, nil)
@@ -85,7 +85,7 @@ func newNextKey(r io.Reader, b *Block) ([]byte, error) {
 	}
 	b.NextKey = ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
 	if err := encodeBlock(b); err != nil {
-		return nil, fmt.Errorf("token: %w", err)
+		return nil, err
 	}
 	return seed, nil
 }
@@ -188,7 +188,7 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 			return nil, err
 		}
 	} else if err := encodeBlock(&b); err != nil {
-		return nil, fmt.Errorf("token: attenuate: %w", err)
+		return nil, err
 	}
 	return t.appendBlock(b, seed)
 }

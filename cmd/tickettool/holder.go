@@ -49,7 +49,7 @@ func runHolder(e *env, args []string) error {
 	}
 	pubPath := *out + ".pub"
 	if _, err := os.Lstat(pubPath); err == nil {
-		return fmt.Errorf("%s: %w", pubPath, keyfile.ErrExists)
+		return fmt.Errorf("key file %s %w", pubPath, keyfile.ErrExists)
 	}
 	key, err := dpop.NewKey(a, nil)
 	if err != nil {
@@ -68,11 +68,11 @@ func runHolder(e *env, args []string) error {
 		return err
 	}
 	if err := keyfile.WriteNew(*out, append(priv, '\n'), 0o600); err != nil {
-		return fmt.Errorf("%s: %w", *out, err)
+		return err // it names the path
 	}
 	if err := keyfile.WriteNew(pubPath, append(pub, '\n'), 0o644); err != nil {
 		os.Remove(*out) // we created it above; leave no half pair
-		return fmt.Errorf("%s: %w", pubPath, err)
+		return err
 	}
 	fmt.Fprintln(e.stdout, jkt)
 	return nil
@@ -88,7 +88,7 @@ func readHolderKey(path, flagName string) (crypto.Signer, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, usageErr("read holder key: %v", err)
+		return nil, usageErr("read holder key %s: %v", path, osReason(err))
 	}
 	b, err := readFile(path, "holder key")
 	if err != nil {

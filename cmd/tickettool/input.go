@@ -117,12 +117,12 @@ func fileHint(arg string) string {
 func readFile(path, what string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageErr("read %s: %v", what, err)
+		return nil, usageErr("read %s %s: %v", what, path, osReason(err))
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxInputBytes+1))
 	if err != nil {
-		return nil, usageErr("read %s: %v", what, err)
+		return nil, usageErr("read %s %s: %v", what, path, osReason(err))
 	}
 	if len(b) > maxInputBytes {
 		return nil, usageErr("%s %s is longer than %d bytes", what, path, maxInputBytes)

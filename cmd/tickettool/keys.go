@@ -89,7 +89,7 @@ func runKeygen(e *env, args []string) error {
 	pub := *out + ".pub"
 	if a == chain.AlgEd25519 {
 		if _, err := os.Lstat(pub); err == nil {
-			return fmt.Errorf("%s: %w", pub, keyfile.ErrExists)
+			return fmt.Errorf("key file %s %w", pub, keyfile.ErrExists)
 		}
 	}
 	if err := chain.WriteKeyFile(*out, k); err != nil {

@@ -6,7 +6,8 @@
 // Exit status: 0 success (or allowed, valid); 1 refused, invalid, tampered
 // or expired (stdout names what when it prints the outcome, as verify
 // does, else stderr); 2 usage errors and input that cannot be read or
-// decoded at all.
+// decoded at all. mcp, once its server runs, exits with the server's
+// status, or 130 or 143 when SIGINT or SIGTERM stopped it.
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -41,13 +43,19 @@ type env struct {
 	stdout, stderr io.Writer
 	now            time.Time
 	stdinUsed      bool
+
+	// flagSink, when set, receives each command's flag set in place of
+	// parsing it (the command then returns errHelp): completion learns
+	// the flags this way without running anything.
+	flagSink func(*cmdFlags)
 }
 
 // cliError is an error with an exit status and hints for a person.
 type cliError struct {
-	code  int
-	err   error
-	hints []string
+	code   int
+	err    error
+	hints  []string
+	notice bool // not an error (a stop the user asked for): no "error:" label
 }
 
 func (e *cliError) Error() string { return e.err.Error() }
@@ -75,22 +83,26 @@ type command struct {
 	name    string
 	summary string
 	run     func(e *env, args []string) error
+	subs    []string // subcommands, for commands that have them
 }
 
 func commands() []command {
 	return []command{
-		{"keygen", "make a root or receipt key (HMAC secret or Ed25519 key pair)", runKeygen},
-		{"holder", "make a holder key pair (private and public JWK) for DPoP binding", runHolder},
-		{"mint", "mint a new ticket under a root key", runMint},
-		{"attenuate", "append a narrower block, seal, or rebind a ticket", runAttenuate},
-		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect},
-		{"verify", "check a ticket, or decide whether it allows a request", runVerify},
-		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof},
-		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP},
-		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke},
-		{"spent", "show what each budget of a ticket has spent in a store", runSpent},
-		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt},
-		{"demo", "run the whole story in a temporary directory and narrate it", runDemo},
+		{"keygen", "make a root or receipt key (HMAC secret or Ed25519 key pair)", runKeygen, nil},
+		{"holder", "make a holder key pair (private and public JWK) for DPoP binding", runHolder, nil},
+		{"mint", "mint a new ticket under a root key", runMint, nil},
+		{"attenuate", "append a narrower block, seal, or rebind a ticket", runAttenuate, nil},
+		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect, nil},
+		{"verify", "check a ticket, or decide whether it allows a request", runVerify, nil},
+		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},
+		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP, nil},
+		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},
+		{"spent", "show what each budget of a ticket has spent in a store", runSpent, nil},
+		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt,
+			[]string{"show", "verify", "checkpoint", "repair"}},
+		{"demo", "run the whole story in a temporary directory and narrate it", runDemo, nil},
+		{"version", "print the version, source revision and ticket format version", runVersion, nil},
+		{"completion", "print a shell completion script (completion bash|zsh|fish)", runCompletion, nil},
 	}
 }
 
@@ -103,7 +115,7 @@ signed receipt log of every decision.
 Commands:
 %s
 Run 'tickettool COMMAND -h' (or 'tickettool help COMMAND') for a command's
-flags and an example. Exit status: 0 success or allowed; 1 refused,
+flags and an example; 'tickettool --version' is 'tickettool version'. Exit status: 0 success or allowed; 1 refused,
 invalid, tampered or expired; 2 usage error or unreadable input.
 
 Example:
@@ -130,6 +142,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		printMainUsage(stdout)
 		return exitOK
+	case "-version", "--version":
+		name = "version"
 	case "help":
 		if len(rest) == 0 {
 			printMainUsage(stdout)
@@ -154,7 +168,11 @@ func report(stderr io.Writer, err error) int {
 	}
 	code, hints := classify(err)
 	if !errors.Is(err, errOnStdout) {
-		fmt.Fprintf(stderr, "tickettool: error: %s\n", oneLine(err.Error()))
+		label := "error: "
+		if ce := (*cliError)(nil); errors.As(err, &ce) && ce.notice {
+			label = ""
+		}
+		fmt.Fprintf(stderr, "tickettool: %s%s\n", label, oneLine(err.Error()))
 	}
 	for _, h := range hints {
 		if h == "" {
@@ -163,6 +181,16 @@ func report(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "tickettool: hint: %s\n", oneLine(h))
 	}
 	return code
+}
+
+// osReason is the system's reason for a failed file operation, without
+// the os package's own "open PATH:" (the caller names the path once).
+func osReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // oneLine keeps a message on one line, so nothing can forge extra lines.
@@ -209,6 +237,10 @@ func (fs *cmdFlags) printUsage() {
 // interleaved ("--" ends the flags), and returns the positional arguments.
 // -h prints the usage and returns errHelp.
 func (fs *cmdFlags) parse(args []string) ([]string, error) {
+	if fs.e.flagSink != nil {
+		fs.e.flagSink(fs)
+		return nil, errHelp
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -28,9 +28,10 @@ func TestMain(m *testing.M) {
 // answers tools/call NAME with one text block "ran NAME" (for NAME env:
 // "TICKETTOOL_TICKET=" and the value it inherited), and every other
 // request with an empty result. It creates fakemcp.started in its working
-// directory when it starts, so a test can tell that it never did.
+// directory when it starts, holding its process id, so a test can tell
+// that it never did (or whether it still runs).
 func fakeMCP() {
-	os.WriteFile("fakemcp.started", nil, 0o600)
+	os.WriteFile("fakemcp.started", []byte(strconv.Itoa(os.Getpid())), 0o600)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		var m struct {

@@ -36,7 +36,9 @@ restarted guard, or a second one on the same store, continues the same
 budgets) and settled by the server's answer: spent when it answers with a
 result, given back when its error shows the call never ran. A bound
 ticket needs --holder-key: the guard makes the DPoP proof for each call
-(htm POST, htu mcp://NAME/TOOL). The exit status is the server's.
+(htm POST, htu mcp://NAME/TOOL). The exit status is the server's;
+SIGINT or SIGTERM stops the server too, prints one line, and exits with
+130 or 143 (128 plus the signal's number).
 
 The ticket comes from exactly one of: --ticket-file PATH (whitespace
 around the ticket is trimmed), the environment variable TICKETTOOL_TICKET
@@ -48,7 +50,7 @@ file: a good ticket replaces the old one for the next call; a bad one
 Either way one line on standard error says which.
 
 A ticket that can never allow a call is refused before the server starts
-(exit status 2): expired, under another key, revoked, against the policy,
+(exit status 1; 2 when only --server-name is missing): expired, under another key, revoked, against the policy,
 an aud caveat without this guard's audience (--aud, by default the
 --server-name), or tools caveats naming only tools of other servers (with
 --server-name fs, tools=fs/read_file and tools=read_file are this
@@ -138,14 +140,34 @@ func runMCP(e *env, args []string) error {
 }
 
 // serveMCP runs the server under p until it exits, and returns its status.
+// SIGINT or SIGTERM stops the server (the mcp package signals its process
+// group) and ends the guard with one line and the conventional status,
+// 128 plus the signal's number.
 func serveMCP(e *env, p *mcp.Proxy, command []string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stoppedBy := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case s := <-sigs:
+			stoppedBy <- s
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Env = withoutTicket(os.Environ())
 	cmd.Stderr = e.stderr
 	code, err := p.Run(ctx, e.stdin, e.stdout, cmd)
 	if err != nil {
+		select {
+		case s := <-stoppedBy:
+			return signalStop(s)
+		default:
+		}
 		return fail(exitRefused, err)
 	}
 	if code != 0 {
@@ -154,9 +176,20 @@ func serveMCP(e *env, p *mcp.Proxy, command []string) error {
 	return nil
 }
 
+// signalStop is the end of a guard stopped by a signal.
+func signalStop(s os.Signal) error {
+	name, n := "SIGTERM", int(syscall.SIGTERM)
+	if s == os.Interrupt {
+		name, n = "SIGINT", int(syscall.SIGINT)
+	}
+	return &cliError{code: 128 + n, notice: true, err: fmt.Errorf("stopped by %s; the MCP server was stopped too", name)}
+}
+
 // startFailure is the error of a guard that did not start: a ticket that
-// can never allow a call is a usage error, with the hints verify gives
-// and, for tools of other servers, the --server-name to pass.
+// can never allow a call is refused (exit status 1, as verify refuses it),
+// with the hints verify gives and, for tools of other servers, the
+// --server-name to pass; qualified tools and no --server-name at all is a
+// usage error (exit status 2).
 func startFailure(err error, t *token.Ticket, vk *token.VerifyingKey, serverName string) error {
 	var se *mcp.StartError
 	if !errors.As(err, &se) {
@@ -168,8 +201,12 @@ func startFailure(err error, t *token.Ticket, vk *token.VerifyingKey, serverName
 			hints = append(hints, h)
 		}
 	}
+	code := exitRefused
 	if len(se.Servers) > 0 {
 		hints = append(hints, serverNameHint(se.Servers, serverName))
+		if serverName == "" {
+			code = exitUsage
+		}
 	}
-	return fail(exitUsage, err, hints...)
+	return fail(code, err, hints...)
 }

@@ -72,7 +72,7 @@ func TestMCPReload(t *testing.T) {
 		{"garbage", "SIGHUP: kept the old ticket: --ticket-file " + f + ": token: malformed ticket"},
 		{expired, "SIGHUP: kept the old ticket: mcp: the ticket can never allow a call: block 0 caveat until: expired at 2020-01-01T00:00:00Z"},
 		{forged, "SIGHUP: kept the old ticket: mcp: the ticket can never allow a call: block 0 chain: "},
-		{"", "SIGHUP: kept the old ticket: read ticket file: open " + f + ": no such file"},
+		{"", "SIGHUP: kept the old ticket: read ticket file " + f + ": no such file or directory"},
 	} {
 		if bad.text == "" {
 			os.Remove(f)

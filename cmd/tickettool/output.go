@@ -110,7 +110,7 @@ type receiptJSON struct {
 // printReceiptJSON prints the outcome of receipt verify: the summary s of
 // a log that verified, or why it did not (err). An error that is no
 // outcome (a log that cannot be read) is returned as it is, unprinted.
-func printReceiptJSON(e *env, s *chain.Summary, err error, cpPath string, cpRecords int64) error {
+func printReceiptJSON(e *env, s *chain.Summary, err error, path, keyPath, cpPath string, cpRecords int64) error {
 	if err == nil {
 		out := receiptJSON{Decision: "valid", Records: s.Count, Bytes: s.Size, Head: hex.EncodeToString(s.Head[:]),
 			Root: hex.EncodeToString(s.Root[:]), Offset: -1, Hints: []string{}}
@@ -124,6 +124,10 @@ func printReceiptJSON(e *env, s *chain.Summary, err error, cpPath string, cpReco
 	var be *chain.BreakError
 	var ce *chain.CheckpointError
 	switch {
+	case errors.Is(err, chain.ErrNotLog):
+		return receiptError(err, path, keyPath, cpPath) // exit 2: no outcome
+	case errors.Is(err, chain.ErrWrongKey):
+		out.Problem, out.Offset = "wrong-key", -1
 	case errors.As(err, &be):
 		out.Problem, out.Records, out.Offset = "broken", be.Index, be.Offset
 		if be.Torn {
@@ -137,9 +141,9 @@ func printReceiptJSON(e *env, s *chain.Summary, err error, cpPath string, cpReco
 	case errors.Is(err, chain.ErrCheckpoint):
 		out.Problem = "checkpoint"
 	default:
-		return receiptError(err, cpPath)
+		return receiptError(err, path, keyPath, cpPath)
 	}
-	_, hints := classify(receiptError(err, cpPath))
+	_, hints := classify(receiptError(err, path, keyPath, cpPath))
 	out.Hints = append(out.Hints, hints...)
 	if err := writeJSON(e.stdout, out); err != nil {
 		return err

@@ -161,6 +161,8 @@ func runProofCheck(e *env, args []string) error {
 	p, err := dpop.Check(proof, exp, now)
 	var de *dpop.Error
 	switch {
+	case err != nil && errors.As(err, &de) && (de.Check == dpop.CheckSize || de.Check == dpop.CheckSyntax):
+		return fail(exitUsage, err, "a DPoP proof is one compact JWS (three base64url parts), as 'tickettool proof make' prints it")
 	case err != nil && !errors.As(err, &de):
 		return err
 	case *asJSON:

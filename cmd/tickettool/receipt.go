@@ -48,7 +48,8 @@ usage: tickettool receipt show [--refused] [--json] LOG
 Prints one line per record of LOG, oldest first (with --json, one JSON
 object per line). --refused shows refusals only. It decodes every record
 strictly but checks no signature or link: use 'receipt verify' for that.
-It stops, exit status 1, at the first record that does not decode.
+It stops, exit status 1, at the first record that does not decode; a file
+that does not start with a record is no receipt log (exit status 2).
 
 Example:
   tickettool receipt show --refused receipts.log
@@ -68,12 +69,12 @@ func runReceiptShow(e *env, args []string) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	defer f.Close()
 	for ent, err := range chain.Scan(f) {
 		if err != nil {
-			return receiptError(err, "")
+			return receiptError(err, path, "", "")
 		}
 		if *refused && ent.Record.Kind != chain.KindRefused {
 			continue
@@ -104,6 +105,9 @@ rollback. Prints the number of records and the head hash. On a terminal
 it shows its progress on standard error (records verified, and how many
 a second) when the log is large or takes more than a second; the line is
 erased when it is done (with --json too: it is for the person watching).
+A key under which no record verifies is not the log's: that is said as
+such, not as tampering. A file that is no receipt log at all is exit
+status 2.
 
 ` + jsonRule + `The object's fields: decision ("valid" or "invalid"); records, the records
 that verified (for an invalid log: before the first broken one, whose
@@ -111,7 +115,8 @@ index this is); bytes, head (SHA-256 of the last record), root (the RFC
 6962 Merkle root) and last_time (RFC 3339, "" for an empty log), all zero
 or "" when invalid; problem, "" or why the log is invalid: broken, torn
 (an incomplete last record: 'receipt repair' drops it), truncated,
-forked or checkpoint (the checkpoint does not verify); reason, the error;
+forked, checkpoint (the checkpoint does not verify) or wrong-key (no
+record verifies under the key: it is not the log's); reason, the error;
 offset, the byte offset of the first broken record, or -1;
 checkpoint_records, the records --checkpoint commits to (0 without it, or
 when it does not verify); hints, an array of strings.
@@ -139,7 +144,7 @@ func runReceiptVerify(e *env, args []string) error {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	var opts chain.VerifyOptions
 	if *cpPath != "" {
@@ -156,10 +161,10 @@ func runReceiptVerify(e *env, args []string) error {
 		if c, cerr := chain.OpenCheckpoint(opts.Checkpoint, k, receiptOrigin); err == nil && cerr == nil {
 			cpRecords = c.Size
 		}
-		return printReceiptJSON(e, s, err, *cpPath, cpRecords)
+		return printReceiptJSON(e, s, err, path, *keyPath, *cpPath, cpRecords)
 	}
 	if err != nil {
-		return receiptError(err, *cpPath)
+		return receiptError(err, path, *keyPath, *cpPath)
 	}
 	fmt.Fprintf(e.stdout, "ok: %d records, head %x\n", s.Count, s.Head)
 	return nil
@@ -196,11 +201,11 @@ func runReceiptCheckpoint(e *env, args []string) error {
 		return fail(exitUsage, fmt.Errorf("%s holds a public key: signing a checkpoint needs the secret key file", *keyPath))
 	}
 	if _, err := os.Stat(path); err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	cp, err := chain.MakeCheckpoint(path, k, receiptOrigin)
 	if err != nil {
-		return receiptError(err, "")
+		return receiptError(err, path, *keyPath, "")
 	}
 	e.stdout.Write(cp)
 	return nil
@@ -238,17 +243,17 @@ func runReceiptRepair(e *env, args []string) error {
 		return err
 	}
 	if _, err := os.Stat(path); err != nil {
-		return usageErr("read receipt log: %v", err)
+		return logFileErr(path, err)
 	}
 	torn, err := chain.Repair(path, k, receiptOrigin)
 	var be *chain.BreakError
-	if errors.As(err, &be) {
+	if errors.As(err, &be) && !be.NotLog {
 		return fail(exitRefused, err,
 			fmt.Sprintf("%s was not changed: only an incomplete last record with no complete record after it is dropped, and this log breaks at record %d (offset %d)", path, be.Index, be.Offset),
 			fmt.Sprintf("record %d and every record after it cannot be trusted: restore the log from a copy, or investigate", be.Index))
 	}
 	if err != nil {
-		return receiptError(err, "")
+		return receiptError(err, path, *keyPath, "")
 	}
 	if torn.Bytes == 0 {
 		fmt.Fprintln(e.stdout, "ok: nothing to repair")
@@ -258,15 +263,23 @@ func runReceiptRepair(e *env, args []string) error {
 	return nil
 }
 
-// receiptError adds exit status 1 and hints to a failed log check.
-func receiptError(err error, cpPath string) error {
+// receiptError adds an exit status and hints to a failed log check of
+// the log at path with the key in keyPath (and the checkpoint in cpPath):
+// 2 for a file that is no log at all, 1 for everything else.
+func receiptError(err error, path, keyPath, cpPath string) error {
 	var be *chain.BreakError
 	var ce *chain.CheckpointError
+	var ke *chain.KeyError
 	switch {
+	case errors.As(err, &be) && be.NotLog:
+		return fail(exitUsage, fmt.Errorf("%s is not a receipt log: %s", path, be.Reason),
+			"a receipt log is the file 'tickettool verify --receipts' or 'tickettool mcp --receipts' writes")
 	case errors.As(err, &be) && be.Torn:
 		return fail(exitRefused, err, fmt.Sprintf("the log ends in an incomplete record at offset %d (a crash mid-append, or a cut); %d complete records precede it; 'tickettool receipt repair' drops it and says exactly what it dropped", be.Offset, be.Index))
 	case errors.As(err, &be):
 		return fail(exitRefused, err, fmt.Sprintf("record %d and every record after it cannot be trusted", be.Index))
+	case errors.As(err, &ke):
+		return fail(exitRefused, err, wrongKeyHint(ke, keyPath, "--key"))
 	case errors.As(err, &ce):
 		return fail(exitRefused, err, fmt.Sprintf("the checkpoint %s commits to %d records: the log was cut or rewritten after it", cpPath, ce.CheckpointSize))
 	case errors.Is(err, chain.ErrCheckpoint):
@@ -275,4 +288,33 @@ func receiptError(err error, cpPath string) error {
 		return fail(exitRefused, err, "the log was signed with a key of the other algorithm")
 	}
 	return err
+}
+
+// wrongKeyHint says what to do about a key that is not the log's.
+func wrongKeyHint(ke *chain.KeyError, keyPath, flag string) string {
+	return fmt.Sprintf("%s %s holds key %s and the log was written with another %s key: pass the receipt key the log was started with",
+		flag, keyPath, ke.Key, ke.LogAlg)
+}
+
+// openReceiptsError is the error of a receipt log that could not be
+// opened for appending with the key in keyPath (--receipts with
+// --receipt-key): exit status 1, since no decision may go unrecorded.
+func openReceiptsError(err error, path, keyPath string) error {
+	var ke *chain.KeyError
+	var be *chain.BreakError
+	switch {
+	case errors.As(err, &ke):
+		return fail(exitRefused, err, wrongKeyHint(ke, keyPath, "--receipt-key"),
+			"or start a new log for this key: pass another --receipts LOG")
+	case errors.As(err, &be) && be.NotLog:
+		return fail(exitUsage, fmt.Errorf("%s is not a receipt log: %s", path, be.Reason),
+			"--receipts names a receipt log, or a new file to start one in")
+	}
+	return fail(exitRefused, err, "check the log with 'tickettool receipt verify --key "+keyPath+" "+path+"'")
+}
+
+// logFileErr is the error of a receipt log that cannot be read at all:
+// exit status 2, naming the path and the system's reason once.
+func logFileErr(path string, err error) error {
+	return usageErr("read receipt log %s: %v", path, osReason(err))
 }

@@ -194,7 +194,7 @@ func openReceipts(path, keyPath string) (*chain.Log, error) {
 	}
 	log, err := chain.Open(path, k, receiptOrigin)
 	if err != nil {
-		return nil, fail(exitRefused, err, "check the log with 'tickettool receipt verify --key "+keyPath+" "+path+"'")
+		return nil, openReceiptsError(err, path, keyPath)
 	}
 	return log, nil
 }

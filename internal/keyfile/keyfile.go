@@ -6,11 +6,25 @@ package keyfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 )
 
-// ErrExists is returned when the path already exists; nothing is written.
-var ErrExists = errors.New("keyfile: file already exists")
+// ErrExists is returned (wrapped, naming the path) when the path already
+// exists; nothing is written.
+var ErrExists = errors.New("already exists")
+
+// Errors carry no package prefix: the caller adds its own, once. A
+// failure of the file system is an *fs.PathError whose Op names the step
+// ("create key file") and whose Err is the system's reason, so that the
+// message reads "create key file PATH: permission denied".
+func pathErr(op, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &fs.PathError{Op: op, Path: path, Err: err}
+}
 
 // WriteNew creates path with the given mode (0600 for secrets, 0644 for
 // public keys) and writes data to it. It fails if path exists. On a write
@@ -19,26 +33,26 @@ func WriteNew(path string, data []byte, mode os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%w: %s", ErrExists, path)
+			return fmt.Errorf("key file %s %w", path, ErrExists)
 		}
-		return fmt.Errorf("keyfile: create %s: %w", path, err)
+		return pathErr("create key file", path, err)
 	}
 	// The umask may have narrowed mode; it must never have widened it, and
 	// a secret must be exactly 0600.
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		os.Remove(path)
-		return fmt.Errorf("keyfile: chmod %s: %w", path, err)
+		return pathErr("chmod key file", path, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(path)
-		return fmt.Errorf("keyfile: write %s: %w", path, err)
+		return pathErr("write key file", path, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		os.Remove(path)
-		return fmt.Errorf("keyfile: sync %s: %w", path, err)
+		return pathErr("sync key file", path, err)
 	}
 	return f.Close()
 }

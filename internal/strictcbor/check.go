@@ -15,11 +15,13 @@ type Error struct {
 	wrongType bool // a Reader met another type than it asked for
 }
 
+// Error returns the reason, after the offset when known. It has no
+// package prefix: the decoder that called Check adds its own, once.
 func (e *Error) Error() string {
 	if e.Offset < 0 {
-		return "cbor: " + e.Reason
+		return e.Reason
 	}
-	return "cbor: offset " + strconv.Itoa(e.Offset) + ": " + e.Reason
+	return "at byte " + strconv.Itoa(e.Offset) + ": " + e.Reason
 }
 
 // Check reports whether data is exactly one well-formed data item in core

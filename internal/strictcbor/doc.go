@@ -20,6 +20,7 @@
 package strictcbor
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
@@ -67,6 +68,10 @@ func Unmarshal(data []byte, v any, lim Limits) error {
 		return err
 	}
 	if err := decoder.Unmarshal(data, v); err != nil {
+		var te *cbor.UnmarshalTypeError
+		if errors.As(err, &te) { // its message names Go types
+			return &Error{Offset: -1, Reason: "a CBOR " + te.CBORType + " where the format has another type"}
+		}
 		return &Error{Offset: -1, Reason: strings.TrimPrefix(err.Error(), "cbor: ")}
 	}
 	return nil

@@ -1,0 +1,26 @@
+package token_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+)
+
+// TestMintCaveatErrorOnePrefix: a caveat that cannot be encoded is
+// refused with caveat's own error, prefixed once ("caveat: ..."), not
+// "token: mint: caveat: ...".
+func TestMintCaveatErrorOnePrefix(t *testing.T) {
+	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
+		root, err := token.GenerateKey("root", mode, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = token.Mint(root, []caveat.Caveat{{Kind: caveat.Tools}}, nil)
+		if !errors.Is(err, caveat.ErrSyntax) || strings.Count(err.Error(), ": ") != 2 || !strings.HasPrefix(err.Error(), "caveat: ") {
+			t.Errorf("%v: %v", mode, err)
+		}
+	}
+}
