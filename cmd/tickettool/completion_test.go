@@ -121,7 +121,7 @@ func TestCompletionZshFish(t *testing.T) {
 	zsh := completionScript(t, "zsh")
 	fish := completionScript(t, "fish")
 	for path, want := range map[string][]string{
-		zsh:  {"#compdef tickettool", "compdef _tickettool tickettool", `"receipt verify") cands=(--checkpoint --help --key)`},
+		zsh:  {"#compdef tickettool", "compdef _tickettool tickettool", `"receipt verify") cands=(--checkpoint --help --json --key)`},
 		fish: {`complete -c tickettool -n 'test (__tickettool_path) = \'receipt verify\'' -l checkpoint -r -F`},
 	} {
 		b, _ := os.ReadFile(path)
@@ -138,7 +138,7 @@ func TestCompletionZshFish(t *testing.T) {
 		// compadd and compdef stubbed: the candidates _tickettool offers.
 		out, err := exec.Command("zsh", "-f", "-c", `compdef(){}; compadd(){ [[ $1 == -a ]] && print -r -- ${(P)2}; }; _files(){}
 source "$1"; words=(tickettool receipt verify --); CURRENT=4; _tickettool`, "zsh", zsh).CombinedOutput()
-		if err != nil || strings.Join(strings.Fields(string(out)), " ") != "--checkpoint --help --key" {
+		if err != nil || strings.Join(strings.Fields(string(out)), " ") != "--checkpoint --help --json --key" {
 			t.Errorf("zsh: receipt verify -- offers %q (%v)", out, err)
 		}
 	}
@@ -148,7 +148,7 @@ source "$1"; words=(tickettool receipt verify --); CURRENT=4; _tickettool`, "zsh
 		}
 		for line, want := range map[string]string{
 			"tickettool mi":                "mint",
-			"tickettool receipt verify --": "--checkpoint --help --key",
+			"tickettool receipt verify --": "--checkpoint --help --json --key",
 			"tickettool proof ":            "check make",
 		} {
 			cmd := exec.Command("fish", "--no-config", "-c", `source $argv[1]; complete -C$argv[2]`, fish, line)

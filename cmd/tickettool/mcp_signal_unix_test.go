@@ -32,7 +32,7 @@ func TestMCPSignal(t *testing.T) {
 			key := filepath.Join(dir, "root.key")
 			cliOK(t, "keygen", "--alg", "ed25519", "--out", key)
 			ticket := filepath.Join(dir, "ticket")
-			if err := os.WriteFile(ticket, []byte(cliOK(t, "mint", "--key", key, "tools=greet")), 0o600); err != nil {
+			if err := os.WriteFile(ticket, []byte(cliOK(t, "mint", "--key", key, "tools=greet", "until=1h")), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			g := startGuard(t, bin, dir, "mcp", "--ticket-file", ticket, "--key", key+".pub", "--", "fakemcp")
