@@ -60,6 +60,11 @@ type Config struct {
 	Dir string
 	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// GateTimeout is how long a tools/call waits for a call in flight
+	// that may change the filesystem (the gate: such a call runs alone)
+	// before it is answered with an error instead of being checked; zero
+	// means DefaultGateTimeout.
+	GateTimeout time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Log receives one line per refusal and per dropped message; nil means
@@ -101,6 +106,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Profile == nil {
 		cfg.Profile = Filesystem()
+	}
+	if cfg.GateTimeout <= 0 {
+		cfg.GateTimeout = DefaultGateTimeout
 	}
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = DefaultMaxMessageBytes

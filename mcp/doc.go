@@ -43,8 +43,8 @@
 //     ReadOnly is forwarded only when no call is in flight, and while it is
 //     in flight (until the server's answer to its id) no other call is
 //     checked; read-only calls are in flight together. Other messages are
-//     not held back. A call that waits longer than GateTimeout is answered
-//     with an error.
+//     not held back. A call that waits longer than Config.GateTimeout is
+//     answered with an error.
 //   - A tools/call to a tool marked ListsDirectories (the filesystem
 //     server's list_allowed_directories) is checked as touching the ticket's
 //     narrowest paths, and its answer keeps only what lies inside them.

@@ -183,7 +183,7 @@ func raceMoveAndReads(t *testing.T, e *e2e, r *rawE2E, tag string, runs, reads i
 // calls that the server's SDK then drops without an answer (its zod
 // schemas are strict, its ids integers, its JSON.parse knows no Unicode
 // whitespace). The call never runs, yet it holds the gate: every later
-// call waits GateTimeout and fails, for the rest of the session.
+// call waits Config.GateTimeout and fails, for the rest of the session.
 func TestReviewServerDropsCheckedCall(t *testing.T) {
 	e := e2eFromEnv(t)
 	for name, form := range map[string]string{
@@ -204,7 +204,7 @@ func TestReviewServerDropsCheckedCall(t *testing.T) {
 				t.Logf("read answered: %.80s", got)
 			case <-time.After(3 * time.Second):
 				_, err := os.Stat(f)
-				t.Errorf("the write never ran (stat: %v) but holds the gate: the read waits GateTimeout", err)
+				t.Errorf("the write never ran (stat: %v) but holds the gate: the read waits Config.GateTimeout", err)
 			}
 		})
 	}

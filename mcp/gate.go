@@ -211,7 +211,7 @@ func (s *session) runCalls(agentEnded func()) {
 }
 
 func (s *session) runCall(c *pendingCall) error {
-	ready := s.gate.wait(c.readOnly(), GateTimeout, s.done, s.ended)
+	ready := s.gate.wait(c.readOnly(), s.p.cfg.GateTimeout, s.done, s.ended)
 	switch {
 	case c.cancelled.Load():
 		s.unqueue(c, nil)
@@ -219,7 +219,7 @@ func (s *session) runCall(c *pendingCall) error {
 	case !ready:
 		s.unqueue(c, nil)
 		return s.answer(c.m, errorResponse(c.m.id, codeInternalError, fmt.Sprintf(
-			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", GateTimeout)))
+			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", s.p.cfg.GateTimeout)))
 	}
 	st := s.p.state() // one ticket for the whole call
 	v := s.p.decide(st, c)

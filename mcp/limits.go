@@ -59,9 +59,10 @@ const (
 	// settlement): a store that does not answer in time refuses the call.
 	StoreTimeout = 10 * time.Second
 
-	// GateTimeout is how long a tools/call waits for the calls in flight
-	// before it is answered with an error instead of being checked.
-	GateTimeout = 2 * time.Minute
+	// DefaultGateTimeout is how long a tools/call waits for the calls in
+	// flight before it is answered with an error instead of being checked,
+	// when Config.GateTimeout is zero.
+	DefaultGateTimeout = 2 * time.Minute
 
 	// maxLogLine bounds one line of the server's stderr as the proxy passes
 	// it on; a longer one is passed on in pieces.

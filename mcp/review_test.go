@@ -66,7 +66,9 @@ func TestReviewDirsIDReuse(t *testing.T) {
 // can queue maxQueuedCalls calls of up to MaxMessageBytes each: about
 // 1024 x 10 MiB, several times over once parsed.
 func TestReviewQueueMemory(t *testing.T) {
-	r := startRaw(t, nil, "tools=read_file,write_file")
+	// The write's wait must outlast sending every call, however slow
+	// (under -race on a loaded machine, minutes).
+	r := startRaw(t, func(c *Config) { c.GateTimeout = time.Hour }, "tools=read_file,write_file")
 	r.agentSays(t, `{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"write_file","arguments":{"path":"`+r.dir+`/x","content":""}}}`)
 	r.serverGets(t) // never answered
 	runtime.GC()
