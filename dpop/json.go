@@ -9,8 +9,7 @@ import (
 type jparser struct {
 	b []byte
 	i int
-	// dups makes skip refuse an object with two members named alike (the
-	// header leaves that to go-jose's decoder, which refuses them too).
+	// dups makes skip refuse an object with two members named alike.
 	dups bool
 }
 

@@ -88,6 +88,8 @@ func (g *gen) jwsStructure() {
 		ok(hp(p.header(`"Typ":"x",`))),
 		no(hp(p.header(`"t\u0079p":"dpop+jwt",`))),
 		no(hp(p.header(`"x":{"a":1,"a":2},`))),
+		no(hp(`{"alg":"EdDSA","jwk":` + strings.Replace(p.jwk, `{`, `{"ext":{"a":1,"a":2},`, 1) + `,"typ":"dpop+jwt"}`)),
+		ok(hp(`{"alg":"EdDSA","jwk":` + strings.Replace(p.jwk, `{`, `{"ext":{"a":1},`, 1) + `,"typ":"dpop+jwt"}`)),
 		no(hp(p.header(`"kid":"\ud800",`))),
 		no(hp(p.header("\"kid\":\"\xff\","))),
 		ok(hp(p.header(`"x":` + nested(32) + `,`))),
