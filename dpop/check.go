@@ -31,8 +31,8 @@ type Expectations struct {
 	// Thumbprint, when non-empty, is the RFC 7638 SHA-256 thumbprint
 	// (base64url, unpadded) the proof's jwk must have.
 	Thumbprint string
-	// Algorithms is the allow-list of "alg" values; nil means
-	// DefaultAlgorithms(). Only ES256 and EdDSA are supported; listing
+	// Algorithms is the allow-list of "alg" values; nil means both
+	// supported ones. Only ES256 and EdDSA are supported; listing
 	// "none", an HS* algorithm or any other algorithm makes Check return an
 	// error wrapping ErrExpectations. A non-nil empty list is also an error.
 	Algorithms []jose.SignatureAlgorithm

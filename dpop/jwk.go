@@ -150,13 +150,13 @@ func ParsePrivateJWK(data []byte) (crypto.Signer, error) {
 			return nil, errPrivateJWK
 		}
 		// go-jose does not check that d belongs to (x, y); rebuild the key
-		// from d, which also checks 1 <= d < n.
-		var d [32]byte
-		if k.D == nil || k.D.Sign() <= 0 || k.D.BitLen() > 256 {
+		// from d and compare. Bytes checks 1 <= d < n and that (x, y) is
+		// on the curve; go-jose always sets d for a private EC JWK.
+		d, err := k.Bytes()
+		if err != nil {
 			return nil, errPrivateJWK
 		}
-		k.D.FillBytes(d[:])
-		priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:])
+		priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d)
 		if err != nil || !priv.PublicKey.Equal(&k.PublicKey) {
 			return nil, errPrivateJWK
 		}

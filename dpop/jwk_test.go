@@ -90,6 +90,9 @@ func TestParseJWKRefusals(t *testing.T) {
 	es1, es2 := newKey(t, "ES256", 1), newKey(t, "ES256", 2)
 	m1, m2 := privateJWKMap(t, es1), privateJWKMap(t, es2)
 	spliced := map[string]any{"kty": "EC", "crv": "P-256", "x": m1["x"], "y": m1["y"], "d": m2["d"]}
+	withD := func(d string) map[string]any { // d outside [1, n-1], 32 bytes
+		return map[string]any{"kty": "EC", "crv": "P-256", "x": m1["x"], "y": m1["y"], "d": d}
+	}
 	ed := privateJWKMap(t, newKey(t, "EdDSA", 3))
 	edWrongAlg := map[string]any{"kty": "OKP", "crv": "Ed25519", "x": ed["x"], "d": ed["d"], "alg": "ES256"}
 	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
@@ -99,6 +102,9 @@ func TestParseJWKRefusals(t *testing.T) {
 	rsaPub, _ := jose.JSONWebKey{Key: rsaKey.Public()}.MarshalJSON()
 	for name, data := range map[string][]byte{
 		"spliced d":     mustJSON(t, spliced),
+		"d zero":        mustJSON(t, withD("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")),
+		"d = n":         mustJSON(t, withD("_____wAAAAD__________7zm-q2nF56E87nKwvxjJVE")),
+		"d = 2^256-1":   mustJSON(t, withD("__________________________________________8")),
 		"ed wrong alg":  mustJSON(t, edWrongAlg),
 		"p-384":         p384JWK,
 		"oct":           []byte(`{"kty":"oct","k":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`),

@@ -65,10 +65,3 @@ const (
 // supportedAlgorithms lists every algorithm this package can check; an
 // Expectations.Algorithms entry outside this list is a caller error.
 var supportedAlgorithms = [...]jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
-
-// DefaultAlgorithms returns the allow-list used when
-// Expectations.Algorithms is nil: ES256 and EdDSA (Ed25519). It returns a
-// fresh slice on every call.
-func DefaultAlgorithms() []jose.SignatureAlgorithm {
-	return []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
-}

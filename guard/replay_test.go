@@ -2,7 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"crypto"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -23,7 +22,7 @@ func TestProofToTwoGuards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(holder.(crypto.Signer).Public())
+	jkt, err := dpop.ThumbprintOf(holder.Public())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func TestReplayRefusalNamesHolderBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(holder.(crypto.Signer).Public())
+	jkt, err := dpop.ThumbprintOf(holder.Public())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,12 +90,16 @@ func newFakeFS(rec *recorder) *sdk.Server {
 	object := json.RawMessage(`{"type":"object"}`)
 	s.AddTool(&sdk.Tool{Name: "list_roots", InputSchema: object}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		rec.call("list_roots")
+		//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 		var roots []*sdk.Root
+		//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 		if r, ok := req.Params.InputResponses["roots"].(*sdk.ListRootsResult); ok {
 			roots = r.Roots // the retry of a multi round-trip call
 		} else {
+			//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 			res, err := req.Session.ListRoots(ctx, nil)
 			if err != nil { // 2026-07-28: ask in the result instead
+				//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"roots": &sdk.ListRootsParams{}}}, nil
 			}
 			roots = res.Roots

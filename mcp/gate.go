@@ -77,13 +77,6 @@ func (g *gate) enter(k idKey, readOnly bool) {
 	}
 }
 
-// inFlight reports whether a call with id k is in flight.
-func (g *gate) inFlight(k idKey) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.reads[k] > 0 || g.writes[k] > 0
-}
-
 // answered records the server's answer to id k: one call with that id is
 // no longer in flight. It reports whether k was in flight.
 func (g *gate) answered(k idKey) bool {

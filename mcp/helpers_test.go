@@ -141,8 +141,9 @@ type options struct {
 	now      func() time.Time
 	receipts *chain.Key
 	client   *sdk.ClientOptions
-	roots    func(*setup) []*sdk.Root
-	edit     func(*Config, *setup)
+	//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
+	roots func(*setup) []*sdk.Root
+	edit  func(*Config, *setup)
 }
 
 // start wires client → proxy → server for one protocol version.
@@ -185,6 +186,7 @@ func start(t testing.TB, o options) *setup {
 	t.Cleanup(func() { ss.Close() })
 	c := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1.0.0"}, o.client)
 	if o.roots != nil {
+		//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 		c.AddRoots(o.roots(s)...)
 	}
 	s.cs, err = c.Connect(ctx, &sdk.IOTransport{Reader: pp.fromProxy, Writer: pp.toProxy}, &sdk.ClientSessionOptions{ProtocolVersion: o.version})

@@ -206,8 +206,10 @@ func testToolsList(t *testing.T, v string) {
 
 func testRoots(t *testing.T, v string) {
 	var inside string
+	//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 	s := start(t, options{version: v, profile: testProfile(), roots: func(s *setup) []*sdk.Root {
 		inside = "file://" + s.dir + "/project"
+		//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 		return []*sdk.Root{
 			{URI: inside, Name: "project"},
 			{URI: "file://" + s.out, Name: "outside"},

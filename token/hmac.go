@@ -93,21 +93,6 @@ func (m *mac) tag(key []byte, label []byte, a, b []byte) [tagBytes]byte {
 	return m.out
 }
 
-// hmacChain returns the tags of blocks under the root secret, one per
-// block, and the seal tag of the last one.
-func hmacChain(root []byte, ticketID []byte, blocks [][]byte) (tags [][tagBytes]byte, seal [tagBytes]byte) {
-	m := getMAC()
-	defer putMAC(m)
-	tags = make([][tagBytes]byte, len(blocks))
-	k := m.tag(root, bLabelHMACKey, ticketID, nil)
-	for i, b := range blocks {
-		k = m.tag(k[:], bLabelHMACBlock, b, nil)
-		tags[i] = k
-	}
-	seal = m.tag(k[:], bLabelHMACSeal, nil, nil)
-	return tags, seal
-}
-
 // hmacAppend returns the tag of block b appended after tag prev.
 func hmacAppend(prev []byte, b []byte) [tagBytes]byte {
 	m := getMAC()

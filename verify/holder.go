@@ -17,7 +17,7 @@ import (
 // values take package dpop's defaults.
 type DPoPOptions struct {
 	// Algorithms is the allow-list of the proofs' "alg" values (RFC 7518
-	// names: "EdDSA", "ES256"); nil means dpop.DefaultAlgorithms().
+	// names: "EdDSA", "ES256"); nil means both.
 	Algorithms []Algorithm
 	MaxAge     time.Duration
 	FutureSkew time.Duration

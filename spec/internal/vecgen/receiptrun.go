@@ -107,7 +107,7 @@ func (f *ReceiptFile) RunLog(l *ReceiptLog) error {
 	}
 	cp, err := chain.SignCheckpoint(sum.Checkpoint(), sk)
 	if err != nil || string(cp) != l.Checkpoint {
-		return fmt.Errorf("SignCheckpoint gives %q (%v)", cp, err)
+		return fmt.Errorf("chain.SignCheckpoint gives %q (%v)", cp, err)
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
 	}
 	sum, err := chain.VerifyBytes(data, key, f.Origin)
 	if err := c.Expect.checkVerify(sum, err); err != nil {
-		return fmt.Errorf("VerifyBytes: %w", err)
+		return fmt.Errorf("chain.VerifyBytes: %w", err)
 	}
 	if err := c.Expect.checkScan(data); err != nil {
 		return err
@@ -134,7 +134,7 @@ func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
 	if c.Checkpoint != "" {
 		_, err := chain.VerifyCheckpointBytes(data, []byte(c.Checkpoint), key, f.Origin)
 		if err := c.Expect.checkCheckpoint(err); err != nil {
-			return fmt.Errorf("VerifyCheckpointBytes: %w", err)
+			return fmt.Errorf("chain.VerifyCheckpointBytes: %w", err)
 		}
 	} else if c.Expect.Checkpoint != "" {
 		return errors.New("an expected checkpoint result without a checkpoint")
@@ -148,12 +148,12 @@ func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
 	}
 	sum, err = chain.Verify(path, key, f.Origin)
 	if err := c.Expect.checkVerify(sum, err); err != nil {
-		return fmt.Errorf("Verify: %w", err)
+		return fmt.Errorf("chain.Verify: %w", err)
 	}
 	if c.Checkpoint != "" {
 		_, err := chain.VerifyCheckpoint(path, []byte(c.Checkpoint), key, f.Origin)
 		if err := c.Expect.checkCheckpoint(err); err != nil {
-			return fmt.Errorf("VerifyCheckpoint: %w", err)
+			return fmt.Errorf("chain.VerifyCheckpoint: %w", err)
 		}
 	}
 	return nil
