@@ -124,7 +124,7 @@ func newTickettool(tb testing.TB, mode token.Mode, bound bool) *tickettool {
 		},
 	}
 	if bound {
-		tt.holder = must(dpop.NewKey("ES256", nil))(tb)
+		tt.holder = must(dpop.NewKey("ES256"))(tb)
 		jkt := must(dpop.ThumbprintOf(tt.holder.Public()))(tb)
 		tt.block0 = append(tt.block0, must(caveat.NewHolder(jkt))(tb))
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // exampleKey is a fixed key so that the output is stable; real code uses
-// chain.GenerateKey(chain.AlgEd25519, name, rand.Reader) and WriteKeyFile.
+// chain.GenerateKey(chain.AlgEd25519, name) and WriteKeyFile.
 func exampleKey() *chain.Key {
 	k, err := chain.NewEd25519Key("example.com/receipts", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{42}, 32)))
 	if err != nil {
@@ -137,7 +137,7 @@ func ExampleReadKeyFile() {
 	path := filepath.Join(dir, "root.key")
 
 	// What "tickettool keygen --alg ed25519 --out root.key" writes (with
-	// chain.GenerateKey(chain.AlgEd25519, "root", rand.Reader) for a new key).
+	// chain.GenerateKey(chain.AlgEd25519, "root") for a new key).
 	k, _ := chain.NewEd25519Key("root", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32)))
 	if err := chain.WriteKeyFile(path, k); err != nil {
 		fmt.Println(err)

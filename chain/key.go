@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/randsrc"
 )
 
 // Key signs or verifies records and checkpoints. It is one of:
@@ -137,8 +139,9 @@ func NewHMACKey(name string, secret []byte) (*Key, error) {
 }
 
 // GenerateKey returns a new signing key of alg named name, drawing its
-// secret from rand (crypto/rand.Reader in production).
-func GenerateKey(alg Alg, name string, rand io.Reader) (*Key, error) {
+// secret from crypto/rand.
+func GenerateKey(alg Alg, name string) (*Key, error) {
+	rand := randsrc.Reader()
 	switch alg {
 	case AlgEd25519:
 		_, priv, err := ed25519.GenerateKey(rand)

@@ -16,7 +16,7 @@ import (
 
 func TestKeyText(t *testing.T) {
 	for _, alg := range []Alg{AlgEd25519, AlgHMACSHA256} {
-		k, err := GenerateKey(alg, "example.com/receipts", rand.Reader)
+		k, err := GenerateKey(alg, "example.com/receipts")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestKeyConstructors(t *testing.T) {
 	if _, err := NewEd25519Key("n", priv); !errors.Is(err, ErrMalformedKey) {
 		t.Fatal("inconsistent private key accepted")
 	}
-	if _, err := GenerateKey(0, "n", rand.Reader); err == nil {
+	if _, err := GenerateKey(0, "n"); err == nil {
 		t.Fatal("alg 0 generated")
 	}
 	if e.VerifierKey().PublicKey() == nil || hmacKey(t, "n", 1).PublicKey() != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -25,7 +26,7 @@ var (
 	testURI = "https://server.example.com/token"
 )
 
-// seeded returns a deterministic reader for keys and jtis in tests.
+// seeded returns a deterministic reader for test keys.
 func seeded(n uint64) *mrand.ChaCha8 {
 	var seed [32]byte
 	seed[0] = byte(n)
@@ -33,13 +34,25 @@ func seeded(n uint64) *mrand.ChaCha8 {
 	return mrand.NewChaCha8(seed)
 }
 
+// newKey returns the fixed test key number n for alg, the same on every
+// call: fuzzKeys and fuzzSeeds rely on it. It is built from seeded(n)
+// directly, since dpop.NewKey takes no randomness.
 func newKey(t testing.TB, alg string, n uint64) crypto.Signer {
 	t.Helper()
-	k, err := dpop.NewKey(alg, seeded(n))
-	if err != nil {
-		t.Fatal(err)
+	var b [32]byte
+	seeded(n).Read(b[:])
+	switch alg {
+	case "EdDSA":
+		return ed25519.NewKeyFromSeed(b[:])
+	case "ES256":
+		k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), b[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
 	}
-	return k
+	t.Fatalf("newKey: unsupported %q", alg)
+	return nil
 }
 
 func thumbprintOf(t testing.TB, k crypto.Signer) string {

@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/dpop"
-	"github.com/tickettool/tickettool/internal/detrand"
 )
 
 func TestHolderSignature(t *testing.T) {
 	for _, alg := range []string{"ES256", "EdDSA"} {
-		k, err := dpop.NewKey(alg, detrand.New("holder "+alg))
+		k, err := dpop.NewKey(alg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	josejson "github.com/go-jose/go-jose/v4/json"
+
+	"github.com/tickettool/tickettool/internal/randsrc"
 )
 
 var (
@@ -59,17 +61,24 @@ func ThumbprintOf(pub crypto.PublicKey) (string, error) {
 }
 
 // NewKey generates a holder key for alg "ES256" (ECDSA P-256) or "EdDSA"
-// (Ed25519). With rand nil the key comes from crypto/rand. With a non-nil
-// rand the key is derived from it deterministically (an Ed25519 seed of 32
-// bytes; for P-256, 32-byte candidates until one lies in [1, n-1]), so that
-// tests and published vectors can use fixed randomness; rand must then be
-// a cryptographically secure source for real keys.
-func NewKey(alg string, r io.Reader) (crypto.Signer, error) {
+// (Ed25519) from crypto/rand. Tests that need the same key on every run
+// use testing/cryptotest.SetGlobalRandom.
+func NewKey(alg string) (crypto.Signer, error) {
+	if r := randsrc.Fixed(); r != nil {
+		return newKeyFrom(alg, r)
+	}
+	if jose.SignatureAlgorithm(alg) == jose.ES256 {
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	}
+	return newKeyFrom(alg, rand.Reader)
+}
+
+// newKeyFrom derives a holder key from r deterministically: an Ed25519 seed
+// of 32 bytes; for P-256, 32-byte candidates until one lies in [1, n-1].
+// The spec vector generator's holder keys are defined this way.
+func newKeyFrom(alg string, r io.Reader) (crypto.Signer, error) {
 	switch jose.SignatureAlgorithm(alg) {
 	case jose.ES256:
-		if r == nil {
-			return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		}
 		var buf [32]byte
 		for range maxKeyAttempts {
 			if _, err := io.ReadFull(r, buf[:]); err != nil {
@@ -81,9 +90,6 @@ func NewKey(alg string, r io.Reader) (crypto.Signer, error) {
 		}
 		return nil, errors.New("dpop: randomness source is broken")
 	case jose.EdDSA:
-		if r == nil {
-			r = rand.Reader
-		}
 		seed := make([]byte, ed25519.SeedSize)
 		if _, err := io.ReadFull(r, seed); err != nil {
 			return nil, errors.New("dpop: reading randomness failed")

@@ -16,7 +16,7 @@ import (
 func TestHolderSignerNeverPrints(t *testing.T) {
 	for _, alg := range []string{"EdDSA", "ES256"} {
 		t.Run(alg, func(t *testing.T) {
-			key, err := NewKey(alg, nil)
+			key, err := NewKey(alg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -47,7 +47,7 @@ const (
 	// (htm, htu) an error message quotes.
 	maxEcho = 64
 
-	// maxKeyAttempts bounds the rejection sampling of NewKey for P-256;
+	// maxKeyAttempts bounds the rejection sampling of newKeyFrom for P-256;
 	// one attempt fails with probability below 2^-32.
 	maxKeyAttempts = 64
 

@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -17,6 +16,8 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/cryptosigner"
 	josejson "github.com/go-jose/go-jose/v4/json"
+
+	"github.com/tickettool/tickettool/internal/randsrc"
 )
 
 // MakeOptions are the optional parts of a proof made by Make.
@@ -28,10 +29,9 @@ type MakeOptions struct {
 	// IssuedAt is the iat (truncated to whole seconds). Required: Make
 	// never reads the clock.
 	IssuedAt time.Time
-	// JTI is the jti; empty means 16 random bytes from Rand, base64url.
+	// JTI is the jti; empty means 16 random bytes from crypto/rand,
+	// base64url.
 	JTI string
-	// Rand is the source for the jti; nil means crypto/rand.
-	Rand io.Reader
 }
 
 // proofClaims is the payload Make signs (RFC 9449 §4.2).
@@ -74,12 +74,8 @@ func Make(holderKey crypto.Signer, method, uri string, opts MakeOptions) (string
 	}
 	jti := opts.JTI
 	if jti == "" {
-		r := opts.Rand
-		if r == nil {
-			r = rand.Reader
-		}
 		var b [jtiRandomBytes]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
+		if _, err := io.ReadFull(randsrc.Reader(), b[:]); err != nil {
 			return "", errors.New("dpop: reading randomness for jti failed")
 		}
 		jti = base64.RawURLEncoding.EncodeToString(b[:])

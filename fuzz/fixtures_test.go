@@ -16,6 +16,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/randsrc"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -57,8 +58,8 @@ func must[T any](v T, err error) T {
 
 var keys = func() *fixedKeys {
 	k := &fixedKeys{
-		hmac: must(token.GenerateKey(hmacKeyID, token.ModeHMAC, detrand.New("fuzz hmac root"))),
-		ed:   must(token.GenerateKey(edKeyID, token.ModeEd25519, detrand.New("fuzz ed25519 root"))),
+		hmac: must(rootKey("hmac root", hmacKeyID, token.ModeHMAC)),
+		ed:   must(rootKey("ed25519 root", edKeyID, token.ModeEd25519)),
 	}
 	k.ring = must(token.NewKeyring(k.hmac.Verifying(), k.ed.Verifying()))
 	k.alice = newHolder("alice")
@@ -73,7 +74,7 @@ var keys = func() *fixedKeys {
 }()
 
 func newHolder(name string) holder {
-	key := must(dpop.NewKey("EdDSA", detrand.New("fuzz holder "+name)))
+	key := must(holderKey("holder " + name))
 	return holder{key: key, jkt: must(dpop.ThumbprintOf(key.Public())), signer: must(dpop.NewHolderSigner(key))}
 }
 
@@ -84,7 +85,33 @@ var secretForms = func() []string {
 	return []string{hex.EncodeToString(s), base64.RawURLEncoding.EncodeToString(s), base64.StdEncoding.EncodeToString(s), string(s)}
 }()
 
-func opts(seed string) *token.Options { return &token.Options{Rand: detrand.New("fuzz " + seed)} }
+// The public APIs take no randomness (issue #17), and the seeds are made
+// at package initialisation, outside any test, so
+// testing/cryptotest.SetGlobalRandom cannot serve. Like the spec vector
+// generator, the fixtures instead fix internal/randsrc to the detrand
+// stream "fuzz "+seed while each key or ticket is made. Nothing runs in
+// parallel with package initialisation.
+func fixed(seed string) (restore func()) { return randsrc.Fix(detrand.New("fuzz " + seed)) }
+
+func rootKey(seed, id string, mode token.Mode) (*token.SigningKey, error) {
+	defer fixed(seed)()
+	return token.GenerateKey(id, mode)
+}
+
+func holderKey(seed string) (crypto.Signer, error) {
+	defer fixed(seed)()
+	return dpop.NewKey("EdDSA")
+}
+
+func mint(seed string, key *token.SigningKey, cs []caveat.Caveat) (*token.Ticket, error) {
+	defer fixed(seed)()
+	return token.Mint(key, cs, nil)
+}
+
+func attenuate(seed string, t *token.Ticket, cs []caveat.Caveat, opts *token.Options) (*token.Ticket, error) {
+	defer fixed(seed)()
+	return t.Attenuate(cs, opts)
+}
 
 func cavs(texts ...string) []caveat.Caveat {
 	return must(caveat.ParseAll(texts, now))
@@ -102,9 +129,9 @@ var scenario = [][]string{
 
 // chainOf mints with key and appends one block per further element.
 func chainOf(key *token.SigningKey, seed string, blocks ...[]string) *token.Ticket {
-	tk := must(token.Mint(key, cavs(blocks[0]...), opts(seed+" mint")))
+	tk := must(mint(seed+" mint", key, cavs(blocks[0]...)))
 	for i, b := range blocks[1:] {
-		tk = must(tk.Attenuate(cavs(b...), opts(fmt.Sprintf("%s attenuate %d", seed, i))))
+		tk = must(attenuate(fmt.Sprintf("%s attenuate %d", seed, i), tk, cavs(b...), nil))
 	}
 	return tk
 }
@@ -141,12 +168,12 @@ var verifyCases = func() []verifyCase {
 		tk := chainOf(m.key, m.name, scenario...)
 		cs = append(cs, verifyCase{m.name + "-unsealed", tk, baseRequest()})
 		cs = append(cs, verifyCase{m.name + "-sealed", must(tk.Seal()), baseRequest()})
-		bound := must(tk.Attenuate([]caveat.Caveat{must(caveat.NewHolder(keys.alice.jkt))}, opts(m.name+" bind")))
+		bound := must(attenuate(m.name+" bind", tk, []caveat.Caveat{must(caveat.NewHolder(keys.alice.jkt))}, nil))
 		r := baseRequest()
 		r.Holder = proofFor(keys.alice, bound, "jti-"+m.name+"-bound")
 		cs = append(cs, verifyCase{m.name + "-bound", bound, r})
-		rebound := must(bound.Attenuate([]caveat.Caveat{must(caveat.NewHolder(keys.bob.jkt))},
-			&token.Options{Rand: detrand.New("fuzz " + m.name + " rebind"), Holder: keys.alice.signer}))
+		rebound := must(attenuate(m.name+" rebind", bound, []caveat.Caveat{must(caveat.NewHolder(keys.bob.jkt))},
+			&token.Options{Holder: keys.alice.signer}))
 		rebound = must(rebound.Seal())
 		r = baseRequest()
 		r.Holder = proofFor(keys.bob, rebound, "jti-"+m.name+"-rebound")

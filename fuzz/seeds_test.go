@@ -212,15 +212,15 @@ var ticketSeeds = sync.OnceValue(func() []variant {
 	for _, c := range verifyCases {
 		add("valid-"+c.name, c.tk.Encode())
 	}
-	add("valid-hmac-no-caveats", must(token.Mint(keys.hmac, nil, opts("bare hmac"))).Encode())
-	add("valid-ed25519-no-caveats-sealed", must(must(token.Mint(keys.ed, nil, opts("bare ed25519"))).Seal()).Encode())
+	add("valid-hmac-no-caveats", must(mint("bare hmac", keys.hmac, nil)).Encode())
+	add("valid-ed25519-no-caveats-sealed", must(must(mint("bare ed25519", keys.ed, nil)).Seal()).Encode())
 	add("valid-hmac-one-block", chainOf(keys.hmac, "one block", scenario[0]).Encode())
 
 	// Limits: 32 blocks (the most) and 33.
 	for _, k := range []*token.SigningKey{keys.hmac, keys.ed} {
-		tk := must(token.Mint(k, nil, opts("32 "+k.Mode().String())))
+		tk := must(mint("32 "+k.Mode().String(), k, nil))
 		for i := 1; i < token.MaxBlocks; i++ {
-			tk = must(tk.Attenuate(nil, opts(fmt.Sprintf("32 %v %d", k.Mode(), i))))
+			tk = must(attenuate(fmt.Sprintf("32 %v %d", k.Mode(), i), tk, nil, nil))
 		}
 		add("limit-ok-32-blocks-"+k.Mode().String(), tk.Encode())
 		if k.Mode() == token.ModeHMAC {
@@ -242,10 +242,10 @@ var ticketSeeds = sync.OnceValue(func() []variant {
 		}
 	}
 	// 1024 list entries and 1025; 1024-byte strings and 1025.
-	add("limit-ok-1024-list-entries", must(token.Mint(keys.hmac, []caveat.Caveat{must(caveat.NewTools(entries(1024, "t%04d")...))}, opts("1024"))).Encode())
+	add("limit-ok-1024-list-entries", must(mint("1024", keys.hmac, []caveat.Caveat{must(caveat.NewTools(entries(1024, "t%04d")...))})).Encode())
 	add("limit-over-1025-list-entries", handHMACTicket(secret, handTicketID, [][]byte{handBlock0(hmacKeyID, handTicketID,
 		cavPair{uint64(caveat.Tools), cTextList(entries(1025, "t%04d"))})}, false))
-	add("limit-ok-1024-byte-string", must(token.Mint(keys.hmac, []caveat.Caveat{must(caveat.NewIntent(strings.Repeat("i", 1024)))}, opts("1024 string"))).Encode())
+	add("limit-ok-1024-byte-string", must(mint("1024 string", keys.hmac, []caveat.Caveat{must(caveat.NewIntent(strings.Repeat("i", 1024)))})).Encode())
 	add("limit-over-1025-byte-string", handHMACTicket(secret, handTicketID, [][]byte{handBlock0(hmacKeyID, handTicketID,
 		cavPair{uint64(caveat.Intent), cText(strings.Repeat("i", 1025))})}, false))
 	add("limit-ok-64-byte-key-id", handHMACTicket(secret, handTicketID, [][]byte{handBlock0(strings.Repeat("k", 64), handTicketID)}, false))

@@ -15,7 +15,7 @@ import (
 // two calls, however many guards share the store.
 func ExampleGuard() {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeEd25519, nil)
+	root, _ := token.GenerateKey("root", token.ModeEd25519)
 	cs, _ := caveat.ParseAll([]string{"tools=read_file", "paths=src/", "calls=2"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 	keys, _ := token.NewKeyring(root.Verifying())

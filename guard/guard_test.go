@@ -12,7 +12,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -22,7 +22,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // fixture mints an HMAC ticket with a calls budget.
 func fixture(t *testing.T, caveats ...string) (*token.Ticket, *token.Keyring) {
 	t.Helper()
-	key, err := token.GenerateKey("root", token.ModeHMAC, detrand.New("guard root"))
+	key, err := fixedkey.Token("root", token.ModeHMAC, "guard root")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func fixture(t *testing.T, caveats ...string) (*token.Ticket, *token.Keyring) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := token.Mint(key, cs, &token.Options{Rand: detrand.New("guard ticket")})
+	tk, err := token.Mint(key, cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func readFile() *caveat.Request { return &caveat.Request{Tool: "read_file", Op: 
 // receiptLog opens a new receipt log in a temporary directory.
 func receiptLog(t *testing.T) (*chain.Log, string) {
 	t.Helper()
-	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("guard receipts"))
+	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "guard receipts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestHoldReleaseCapture(t *testing.T) {
 func TestRevokeRefusesFamily(t *testing.T) {
 	tk, keys := fixture(t, "ops=invoke,delegate")
 	cs, _ := caveat.ParseAll([]string{"calls=3"}, t0)
-	child, err := tk.Attenuate(cs, &token.Options{Rand: detrand.New("child")})
+	child, err := tk.Attenuate(cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -24,7 +24,7 @@ import (
 func TestReceiptFields(t *testing.T) {
 	tk, keys := fixture(t, "ops=invoke,delegate")
 	cs, _ := caveat.ParseAll([]string{"calls=3"}, t0)
-	child, err := tk.Attenuate(cs, &token.Options{Rand: detrand.New("receipt child")})
+	child, err := tk.Attenuate(cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestReceiptFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherKey, err := token.GenerateKey("other", token.ModeHMAC, detrand.New("receipt other root"))
+	otherKey, err := fixedkey.Token("other", token.ModeHMAC, "receipt other root")
 	if err != nil {
 		t.Fatal(err)
 	}

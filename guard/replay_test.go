@@ -10,7 +10,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/store/sqlitestore"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -18,7 +18,7 @@ import (
 // TestProofToTwoGuards: the same DPoP proof sent to two guards (two
 // handles on one SQLite file) at once is allowed exactly once.
 func TestProofToTwoGuards(t *testing.T) {
-	holder, err := dpop.NewKey("EdDSA", detrand.New("guard holder"))
+	holder, err := fixedkey.Holder("EdDSA", "guard holder")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestProofToTwoGuards(t *testing.T) {
 // TestReplayRefusalNamesHolderBlock: a replayed proof is refused as the
 // verifier refuses a bad proof: dpop, the block of the last holder caveat.
 func TestReplayRefusalNamesHolderBlock(t *testing.T) {
-	holder, err := dpop.NewKey("EdDSA", detrand.New("guard holder"))
+	holder, err := fixedkey.Holder("EdDSA", "guard holder")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func fakeServer(in io.Reader, out io.WriteCloser) {
 // result naming the block and caveat, and never reaches the server.
 func ExampleProxy_Serve() {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeHMAC, nil)
+	root, _ := token.GenerateKey("root", token.ModeHMAC)
 	cs, _ := caveat.ParseAll([]string{"tools=read_text_file", "paths=/srv/project/src/"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 	keys, _ := token.NewKeyring(root.Verifying())

@@ -14,7 +14,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/store/sqlitestore"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -184,7 +184,7 @@ func TestUnansweredCallCaptured(t *testing.T) {
 	key, keys := rootKey(t)
 	tk := mint(t, key, "tools=read_file", "calls=1")
 	store := guard.NewMemoryStore()
-	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("unanswered"))
+	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "unanswered")
 	if err != nil {
 		t.Fatal(err)
 	}

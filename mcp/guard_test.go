@@ -16,14 +16,14 @@ import (
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/secrettest"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
 func TestReceiptsOnePerDecision(t *testing.T) {
-	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("mcp receipts"))
+	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "mcp receipts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestReceiptsOnePerDecision(t *testing.T) {
 
 // holderKey returns a deterministic EdDSA holder key and its jkt.
 func holderKey(t *testing.T, seed string) (crypto.Signer, string) {
-	k, err := dpop.NewKey("EdDSA", detrand.New(seed))
+	k, err := fixedkey.Holder("EdDSA", seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	key, keys := rootKey(t)
 	hk, jkt := holderKey(t, "mcp holder")
 	other, _ := holderKey(t, "another holder")
-	wrongRoot, err := token.GenerateKey("root", token.ModeEd25519, detrand.New("another root"))
+	wrongRoot, err := fixedkey.Token("root", token.ModeEd25519, "another root")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestAttenuatedTicket(t *testing.T) {
 // key material.
 func TestProxyNeverPrintsHolderKey(t *testing.T) {
 	key, keys := rootKey(t)
-	hk, err := dpop.NewKey("EdDSA", nil)
+	hk, err := dpop.NewKey("EdDSA")
 	if err != nil {
 		t.Fatal(err)
 	}

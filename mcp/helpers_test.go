@@ -13,7 +13,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -25,7 +25,7 @@ func fixedNow() time.Time { return t0 }
 // rootKey returns a deterministic Ed25519 root key and its keyring.
 func rootKey(t testing.TB) (*token.SigningKey, *token.Keyring) {
 	t.Helper()
-	k, err := token.GenerateKey("root", token.ModeEd25519, detrand.New("mcp root key"))
+	k, err := fixedkey.Token("root", token.ModeEd25519, "mcp root key")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func mint(t testing.TB, key *token.SigningKey, caveats ...string) *token.Ticket 
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := token.Mint(key, cs, &token.Options{Rand: detrand.New("mcp ticket " + t.Name())})
+	tk, err := token.Mint(key, cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func attenuate(t testing.TB, tk *token.Ticket, caveats ...string) *token.Ticket 
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := tk.Attenuate(cs, &token.Options{Rand: detrand.New("mcp attenuate " + t.Name())})
+	out, err := tk.Attenuate(cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 )
 
 // Regression tests from security review 2 of the durable-store
@@ -91,7 +91,7 @@ func TestReviewCancelledIDUnfilteredDirs(t *testing.T) {
 // receipt log shows an allowed call with no settlement. Fails on main as
 // of 78c95f8.
 func TestReviewSessionEndSettles(t *testing.T) {
-	rk, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("review receipts"))
+	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "review receipts")
 	if err != nil {
 		t.Fatal(err)
 	}

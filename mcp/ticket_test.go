@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -20,7 +20,7 @@ import (
 // that only is not valid yet, starts.
 func TestStartError(t *testing.T) {
 	key, keys := rootKey(t)
-	otherID, err := token.GenerateKey("other", token.ModeEd25519, detrand.New("another key id"))
+	otherID, err := fixedkey.Token("other", token.ModeEd25519, "another key id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func server(name string) func(*Config) { return func(c *Config) { c.ServerName =
 // bad one is refused and the old one stays enforced.
 func TestSetTicket(t *testing.T) {
 	key, _ := rootKey(t)
-	wrongRoot, err := token.GenerateKey("root", token.ModeEd25519, detrand.New("another root"))
+	wrongRoot, err := fixedkey.Token("root", token.ModeEd25519, "another root")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleMint() {
-	root, _ := token.GenerateKey("root-2026", token.ModeEd25519, nil)
+	root, _ := token.GenerateKey("root-2026", token.ModeEd25519)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	caveats, _ := caveat.ParseAll([]string{
 		"tools=read_file,write_file",
@@ -30,7 +30,7 @@ func ExampleMint() {
 }
 
 func ExampleTicket_Attenuate() {
-	root, _ := token.GenerateKey("root", token.ModeHMAC, nil)
+	root, _ := token.GenerateKey("root", token.ModeHMAC)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	parent, _ := token.Mint(root, must(caveat.ParseAll([]string{"tools=read_file,write_file", "paths=src/"}, now)), nil)
 
@@ -49,7 +49,7 @@ func ExampleTicket_Attenuate() {
 }
 
 func ExampleTicket_Seal() {
-	root, _ := token.GenerateKey("root", token.ModeEd25519, nil)
+	root, _ := token.GenerateKey("root", token.ModeEd25519)
 	t, _ := token.Mint(root, nil, nil)
 	sealed, _ := t.Seal()
 	_, err := sealed.Attenuate(nil, nil)
@@ -62,7 +62,7 @@ func ExampleTicket_Seal() {
 }
 
 func ExampleParse() {
-	root, _ := token.GenerateKey("root", token.ModeHMAC, nil)
+	root, _ := token.GenerateKey("root", token.ModeHMAC)
 	t, _ := token.Mint(root, nil, nil)
 	back, err := token.Parse(t.String())
 	fmt.Println(err, back.String() == t.String())

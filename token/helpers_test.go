@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -17,7 +17,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func hmacKey(t testing.TB, id string) *token.SigningKey {
 	t.Helper()
-	k, err := token.GenerateKey(id, token.ModeHMAC, detrand.New("hmac root "+id))
+	k, err := fixedkey.Token(id, token.ModeHMAC, "hmac root "+id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func hmacKey(t testing.TB, id string) *token.SigningKey {
 
 func edKey(t testing.TB, id string) *token.SigningKey {
 	t.Helper()
-	k, err := token.GenerateKey(id, token.ModeEd25519, detrand.New("ed25519 root "+id))
+	k, err := fixedkey.Token(id, token.ModeEd25519, "ed25519 root "+id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,18 +42,16 @@ func cavs(t testing.TB, texts ...string) []caveat.Caveat {
 	return cs
 }
 
-func opts(seed string) *token.Options { return &token.Options{Rand: detrand.New(seed)} }
-
 // chainOf mints a ticket with key and appends one block per element of
 // blocks (each a list of caveat texts); blocks[0] is block 0.
 func chainOf(t testing.TB, key *token.SigningKey, blocks ...[]string) *token.Ticket {
 	t.Helper()
-	tk, err := token.Mint(key, cavs(t, blocks[0]...), opts("mint"))
+	tk, err := token.Mint(key, cavs(t, blocks[0]...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, b := range blocks[1:] {
-		if tk, err = tk.Attenuate(cavs(t, b...), opts("attenuate"+string(rune('a'+i)))); err != nil {
+	for _, b := range blocks[1:] {
+		if tk, err = tk.Attenuate(cavs(t, b...), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

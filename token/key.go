@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/tickettool/tickettool/internal/randsrc"
 )
 
 // Mode is a ticket's chaining mode. The verifier's key decides the mode,
@@ -145,10 +147,9 @@ func NewEd25519PublicKey(id string, pub ed25519.PublicKey) (*VerifyingKey, error
 	return &VerifyingKey{id: id, mode: ModeEd25519, ed: append(ed25519.PublicKey(nil), pub...)}, nil
 }
 
-// GenerateKey makes a fresh root key of the given mode from rand (nil means
-// crypto/rand).
-func GenerateKey(id string, mode Mode, rand io.Reader) (*SigningKey, error) {
-	rand = randOrDefault(rand)
+// GenerateKey makes a fresh root key of the given mode from crypto/rand.
+func GenerateKey(id string, mode Mode) (*SigningKey, error) {
+	rand := randsrc.Reader()
 	switch mode {
 	case ModeHMAC:
 		secret := make([]byte, HMACKeyBytes)

@@ -3,42 +3,26 @@ package token
 import (
 	"cmp"
 	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/randsrc"
 )
 
 // Options are the knobs of Mint and Attenuate.
 type Options struct {
-	// Rand supplies the ticket id and Ed25519 next keys; nil means
-	// crypto/rand. Set it only for reproducible test vectors.
-	Rand io.Reader
 	// Holder is the current holder's key. Attenuate needs it to append a
 	// holder caveat to a ticket that is already bound (rebinding); it is
 	// ignored otherwise.
 	Holder HolderSigner
 }
 
-func randOrDefault(r io.Reader) io.Reader {
-	if r == nil {
-		return rand.Reader
-	}
-	return r
-}
-
-func (o *Options) rand() io.Reader {
-	if o == nil {
-		return rand.Reader
-	}
-	return randOrDefault(o.Rand)
-}
-
 // Mint makes a new ticket under root key with the given caveats as block 0.
 // Caveats are validated (package caveat's rules for block 0, at most one per
-// kind) and stored in kind order.
+// kind) and stored in kind order. The ticket id and, in Ed25519 mode, the
+// next key come from crypto/rand.
 func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
 	if key == nil {
 		return nil, fmt.Errorf("token: mint: no key")
@@ -48,7 +32,7 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 	if err != nil {
 		return nil, err
 	}
-	r := opts.rand()
+	r := randsrc.Reader()
 	b := Block{Mode: key.mode, KeyID: key.id, TicketID: make([]byte, TicketIDBytes), Caveats: cs}
 	if _, err := io.ReadFull(r, b.TicketID); err != nil {
 		return nil, fmt.Errorf("token: mint: reading randomness: %w", err)
@@ -140,7 +124,8 @@ func (t *Ticket) UnverifiedScope() (caveat.Scope, error) {
 // refuses up front (ErrWiden, naming the block and caveat) anything that is
 // not at least as strict as the ticket's effective constraint, and any
 // append after a block whose ops lack delegate or past a depth limit; it
-// refuses a sealed ticket (ErrSealed). t is unchanged.
+// refuses a sealed ticket (ErrSealed). t is unchanged. In Ed25519 mode the
+// new block's next key comes from crypto/rand.
 func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
 	if len(t.blocks) == 0 {
 		return nil, errEmpty()
@@ -173,7 +158,7 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 		// In Ed25519 mode the next key is part of the block; draw it first.
 		var seed []byte
 		if t.blocks[0].Mode == ModeEd25519 {
-			if seed, err = newNextKey(opts.rand(), &b); err != nil {
+			if seed, err = newNextKey(randsrc.Reader(), &b); err != nil {
 				return nil, err
 			}
 		}
@@ -184,7 +169,7 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 	}
 	var seed []byte
 	if t.blocks[0].Mode == ModeEd25519 {
-		if seed, err = newNextKey(opts.rand(), &b); err != nil {
+		if seed, err = newNextKey(randsrc.Reader(), &b); err != nil {
 			return nil, err
 		}
 	} else if err := encodeBlock(&b); err != nil {

@@ -14,7 +14,7 @@ import (
 // "token: mint: caveat: ...".
 func TestMintCaveatErrorOnePrefix(t *testing.T) {
 	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
-		root, err := token.GenerateKey("root", mode, nil)
+		root, err := token.GenerateKey("root", mode)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -40,7 +40,7 @@ func genBlock(t *rapid.T, label string) []caveat.Caveat {
 func TestPropEncodeDecodeRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		mode := rapid.SampledFrom([]token.Mode{token.ModeHMAC, token.ModeEd25519}).Draw(t, "mode")
-		key, _ := token.GenerateKey("k", mode, detrand.New("props"))
+		key, _ := fixedkey.Token("k", mode, "props")
 		tk, err := token.Mint(key, genBlock(t, "b0"), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -37,7 +37,7 @@ func regressLongTools(n, last int) []string {
 
 func regressKey(t *testing.T, mode token.Mode) *token.SigningKey {
 	t.Helper()
-	k, err := token.GenerateKey("regress-"+mode.String(), mode, detrand.New("regress root "+mode.String()))
+	k, err := fixedkey.Token("regress-"+mode.String(), mode, "regress root "+mode.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func regressDecodesToItself(t *testing.T, what string, tk *token.Ticket) {
 func TestRegressFuzzMintOverSizeLimit(t *testing.T) {
 	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
 		// 300 names of 257 bytes: a block 0 of about 78 KB.
-		tk, err := token.Mint(regressKey(t, mode), regressTools(t, regressLongTools(300, 0)), &token.Options{Rand: detrand.New("regress mint")})
+		tk, err := token.Mint(regressKey(t, mode), regressTools(t, regressLongTools(300, 0)), nil)
 		if err == nil {
 			regressDecodesToItself(t, "Mint ("+mode.String()+")", tk)
 		}
@@ -80,14 +80,14 @@ func TestRegressFuzzMintOverSizeLimit(t *testing.T) {
 func TestRegressFuzzAttenuateOverSizeLimit(t *testing.T) {
 	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
 		names := regressLongTools(200, 0) // about 52 KB: fits
-		tk, err := token.Mint(regressKey(t, mode), regressTools(t, names), &token.Options{Rand: detrand.New("regress mint")})
+		tk, err := token.Mint(regressKey(t, mode), regressTools(t, names), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		regressDecodesToItself(t, "Mint", tk)
 		// The same list again is an honest attenuation, but two copies do
 		// not fit in one ticket.
-		child, err := tk.Attenuate(regressTools(t, names), &token.Options{Rand: detrand.New("regress attenuate")})
+		child, err := tk.Attenuate(regressTools(t, names), nil)
 		if err == nil {
 			regressDecodesToItself(t, "Attenuate ("+mode.String()+")", child)
 		}
@@ -99,7 +99,7 @@ func TestRegressFuzzSealOverSizeLimit(t *testing.T) {
 	// replaces its 32-byte tail with a 64-byte signature.
 	key := regressKey(t, token.ModeEd25519)
 	for last := 1; last <= 128; last++ {
-		tk, err := token.Mint(key, regressTools(t, regressLongTools(251, last)), &token.Options{Rand: detrand.New("regress seal")})
+		tk, err := token.Mint(key, regressTools(t, regressLongTools(251, last)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 
 func ExampleVerify() {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeEd25519, nil)
+	root, _ := token.GenerateKey("root", token.ModeEd25519)
 	cs, _ := caveat.ParseAll([]string{"tools=read_file", "paths=src/discount/", "until=10m"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 
@@ -41,7 +41,7 @@ func ExampleVerify() {
 // time caveats.
 func ExampleValidate() {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeHMAC, nil)
+	root, _ := token.GenerateKey("root", token.ModeHMAC)
 	cs, _ := caveat.ParseAll([]string{"tools=read_file", "until=1h"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 	keys, _ := token.NewKeyring(root.Verifying())

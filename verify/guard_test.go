@@ -12,7 +12,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -122,7 +122,7 @@ func TestGuardTotalBudgetAndRefusedNotCharged(t *testing.T) {
 
 func TestGuardReceipts(t *testing.T) {
 	f := fixtures(t)[0]
-	key, err := chain.GenerateKey(chain.AlgEd25519, "receipts", detrand.New("receipts"))
+	key, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "receipts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestGuardReceipts(t *testing.T) {
 // error that would leave the decision unrecorded.
 func TestGuardRecordsHostileRequests(t *testing.T) {
 	f := fixtures(t)[0]
-	key, _ := chain.GenerateKey(chain.AlgHMACSHA256, "receipts", detrand.New("hostile"))
+	key, _ := fixedkey.Chain(chain.AlgHMACSHA256, "receipts", "hostile")
 	path := filepath.Join(t.TempDir(), "r.log")
 	log, err := chain.Open(path, key, "test")
 	if err != nil {

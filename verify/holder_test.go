@@ -13,7 +13,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -26,7 +26,7 @@ type holder struct {
 
 func newHolder(t *testing.T, alg, seed string) holder {
 	t.Helper()
-	k, err := dpop.NewKey(alg, detrand.New(seed))
+	k, err := fixedkey.Holder(alg, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -84,7 +84,7 @@ func genRequest(t *rapid.T) *caveat.Request {
 
 func genKey(t *rapid.T) (*token.SigningKey, *token.Keyring) {
 	mode := rapid.SampledFrom([]token.Mode{token.ModeHMAC, token.ModeEd25519}).Draw(t, "mode")
-	key, err := token.GenerateKey("k", mode, detrand.New("props"))
+	key, err := fixedkey.Token("k", mode, "props")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -26,7 +26,7 @@ func fixtures(t testing.TB) []fixture {
 	t.Helper()
 	var out []fixture
 	for _, m := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
-		key, err := token.GenerateKey("root-"+m.String(), m, detrand.New("verify "+m.String()))
+		key, err := fixedkey.Token("root-"+m.String(), m, "verify "+m.String())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,11 +36,11 @@ func fixtures(t testing.TB) []fixture {
 		}
 		parent, err := token.Mint(key, parse(t,
 			"tools=read_file,write_file", "ops=delegate,invoke", "paths=src/", "hosts=*.example.org",
-			"until=2026-11-30T13:00:00Z", "calls=10", "intent=upgrade pricing deps"), &token.Options{Rand: detrand.New("p")})
+			"until=2026-11-30T13:00:00Z", "calls=10", "intent=upgrade pricing deps"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		child, err := parent.Attenuate(parse(t, "tools=read_file", "paths=src/discount/", "calls=3"), &token.Options{Rand: detrand.New("c")})
+		child, err := parent.Attenuate(parse(t, "tools=read_file", "paths=src/discount/", "calls=3"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

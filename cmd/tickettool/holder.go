@@ -51,7 +51,7 @@ func runHolder(e *env, args []string) error {
 	if _, err := os.Lstat(pubPath); err == nil {
 		return fmt.Errorf("key file %s %w", pubPath, keyfile.ErrExists)
 	}
-	key, err := dpop.NewKey(a, nil)
+	key, err := dpop.NewKey(a)
 	if err != nil {
 		return err
 	}

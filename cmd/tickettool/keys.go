@@ -82,7 +82,7 @@ func runKeygen(e *env, args []string) error {
 	if err := checkKeyID(id); err != nil {
 		return err
 	}
-	k, err := chain.GenerateKey(a, id, rand.Reader)
+	k, err := chain.GenerateKey(a, id)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func (g *gen) forged() {
 	confused, err := token.NewHMACKey("root-e", g.keys["root-e"].Verifying().Ed25519Public())
 	g.fail(err)
 	if err == nil {
-		t, err := token.Mint(confused, g.caveats("tools=read_file"), &token.Options{Rand: detrand.New("confused")})
+		t, err := mintFixed("confused", confused, g.caveats("tools=read_file"), nil)
 		g.fail(err)
 		g.addForged("hmac/mode-confusion", "an hmac ticket keyed with the ed25519 root public key, naming that key",
 			t, "root-e", refusedAll(ref("mode", 0, "")))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
-	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -65,9 +64,9 @@ func (g *gen) fail(err error) {
 }
 
 func (g *gen) rootKeys() {
-	h, err := token.GenerateKey("root-h", token.ModeHMAC, detrand.New("spec hmac root"))
+	h, err := rootKey("spec hmac root", "root-h", token.ModeHMAC)
 	g.fail(err)
-	e, err := token.GenerateKey("root-e", token.ModeEd25519, detrand.New("spec ed25519 root"))
+	e, err := rootKey("spec ed25519 root", "root-e", token.ModeEd25519)
 	g.fail(err)
 	if g.err != nil {
 		return
@@ -84,7 +83,7 @@ func (g *gen) holderKeys() {
 		if name == "carol" {
 			alg = "ES256"
 		}
-		k, err := dpop.NewKey(alg, detrand.New("spec holder "+name))
+		k, err := holderKey("spec holder "+name, alg)
 		g.fail(err)
 		if err != nil {
 			return
@@ -117,13 +116,13 @@ func (g *gen) mint(name, key string, blocks ...[]caveat.Caveat) *token.Ticket {
 	if g.err != nil {
 		return nil
 	}
-	t, err := token.Mint(g.keys[key], blocks[0], &token.Options{Rand: detrand.New(name)})
+	t, err := mintFixed(name, g.keys[key], blocks[0], nil)
 	g.fail(err)
 	for i, b := range blocks[1:] {
 		if g.err != nil {
 			return nil
 		}
-		t, err = t.Attenuate(b, &token.Options{Rand: detrand.New(fmt.Sprint(name, " block ", i+1))})
+		t, err = attenuateFixed(fmt.Sprint(name, " block ", i+1), t, b, nil)
 		g.fail(err)
 	}
 	return t

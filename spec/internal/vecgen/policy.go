@@ -1,7 +1,6 @@
 package vecgen
 
 import (
-	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -97,19 +96,19 @@ func (g *gen) keysAndModes() {
 	if err != nil {
 		return
 	}
-	ct, err := token.Mint(confused, g.caveats("tools=read_file"), &token.Options{Rand: detrand.New("confused")})
+	ct, err := mintFixed("confused", confused, g.caveats("tools=read_file"), nil)
 	g.fail(err)
 	add("key/accepted-mode-is-the-keys", "an hmac ticket naming the ed25519 key, only hmac accepted: refused as key, for the key's mode is ed25519",
 		[]string{"root-e"}, &Options{Modes: []string{"hmac"}}, ct, req().want(ref("key", -1, "")))
 	add("mode/hmac-ticket-ed25519-key", "only ed25519 accepted, the key is ed25519, the ticket says hmac: mode, block 0",
 		[]string{"root-e"}, &Options{Modes: []string{"ed25519"}}, ct, req().want(ref("mode", 0, "")))
 
-	ek, err := token.GenerateKey("root-h", token.ModeEd25519, detrand.New("spec ed25519 impostor"))
+	ek, err := rootKey("spec ed25519 impostor", "root-h", token.ModeEd25519)
 	g.fail(err)
 	if err != nil {
 		return
 	}
-	et, err := token.Mint(ek, g.caveats("tools=read_file"), &token.Options{Rand: detrand.New("impostor")})
+	et, err := mintFixed("impostor", ek, g.caveats("tools=read_file"), nil)
 	g.fail(err)
 	add("mode/ed25519-ticket-hmac-key", "an ed25519 ticket naming the hmac key root-h: mode, block 0",
 		nil, nil, et, req().want(ref("mode", 0, "")))

@@ -68,8 +68,8 @@ func GenerateReceipts() ([]byte, error) {
 
 // key derives a key from a fixed label: its Ed25519 seed or HMAC secret
 // is SHA-256(label || 0^8) (detrand's first block), taken directly rather
-// than through chain.GenerateKey, whose use of its reader is not a
-// promise.
+// than through chain.GenerateKey and internal/randsrc, for how
+// GenerateKey consumes randomness is not a promise.
 func (g *rgen) key(id string, alg chain.Alg, label string) {
 	secret := make([]byte, 32)
 	detrand.New(label).Read(secret)
