@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"strings"
 	"testing"
 )
@@ -28,8 +27,13 @@ func TestNewKeyFrom(t *testing.T) {
 	}
 	ff := bytes.Repeat([]byte{0xff}, 32)
 	k, err := newKeyFrom("ES256", bytes.NewReader(append(ff, bytes.Repeat([]byte{1}, 32)...)))
-	if err != nil || k.(*ecdsa.PrivateKey).D.Cmp(elliptic.P256().Params().N) >= 0 {
+	if err != nil {
 		t.Fatalf("ES256 from 0xff..: %v", err)
+	}
+	// The first candidate (0xff…, above n) is skipped; the scalar is the
+	// second.
+	if d, err := k.(*ecdsa.PrivateKey).Bytes(); err != nil || !bytes.Equal(d, bytes.Repeat([]byte{1}, 32)) {
+		t.Fatalf("ES256 from 0xff..: scalar %x, %v; want the second candidate", d, err)
 	}
 	if _, err := newKeyFrom("ES256", bytes.NewReader(bytes.Repeat([]byte{0xff}, 32*maxKeyAttempts))); err == nil {
 		t.Fatal("a stream of only out-of-range candidates gave a key")
