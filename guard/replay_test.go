@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"context"
+	"crypto"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -12,21 +13,14 @@ import (
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/store/sqlitestore"
+	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
 // TestProofToTwoGuards: the same DPoP proof sent to two guards (two
 // handles on one SQLite file) at once is allowed exactly once.
 func TestProofToTwoGuards(t *testing.T) {
-	holder, err := fixedkey.Holder("EdDSA", "guard holder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jkt, err := dpop.ThumbprintOf(holder.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, keys := fixture(t, "holder="+jkt)
+	holder, tk, keys := boundFixture(t)
 	path := filepath.Join(t.TempDir(), "store.db")
 	ctx := context.Background()
 	var guards []*guard.Guard
@@ -70,15 +64,7 @@ func TestProofToTwoGuards(t *testing.T) {
 // TestReplayRefusalNamesHolderBlock: a replayed proof is refused as the
 // verifier refuses a bad proof: dpop, the block of the last holder caveat.
 func TestReplayRefusalNamesHolderBlock(t *testing.T) {
-	holder, err := fixedkey.Holder("EdDSA", "guard holder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jkt, err := dpop.ThumbprintOf(holder.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, keys := fixture(t, "holder="+jkt)
+	holder, tk, keys := boundFixture(t)
 	g, err := guard.New(guard.Config{Keys: keys, Store: guard.NewMemoryStore()})
 	if err != nil {
 		t.Fatal(err)
@@ -100,4 +86,19 @@ func TestReplayRefusalNamesHolderBlock(t *testing.T) {
 	if f := d.Refusals[0]; f.Check != verify.CheckDPoP || f.Block != 0 || f.Kind != caveat.Holder {
 		t.Errorf("replay refused as %+v, want dpop, block 0, holder", f)
 	}
+}
+
+// boundFixture is fixture's ticket bound to a fixed EdDSA holder key.
+func boundFixture(t *testing.T) (crypto.Signer, *token.Ticket, *token.Keyring) {
+	t.Helper()
+	holder, err := fixedkey.Holder("EdDSA", "guard holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jkt, err := dpop.ThumbprintOf(holder.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, keys := fixture(t, "holder="+jkt)
+	return holder, tk, keys
 }
