@@ -23,13 +23,6 @@ type Caveat struct {
 	Raw    []byte   // unknown kinds only: the exact CBOR bytes of the value
 }
 
-const (
-	// holderSize is the length of a SHA-256 JWK thumbprint.
-	holderSize = 32
-	// maxTime is 9999-12-31T23:59:59Z, the last instant RFC 3339 can write.
-	maxTime int64 = 253402300799
-)
-
 var jktEncoding = base64.RawURLEncoding.Strict()
 
 // Equal reports whether c and d are the same caveat, field by field (a nil

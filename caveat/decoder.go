@@ -79,13 +79,6 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	return cavs, r.Offset(), nil
 }
 
-// Chunk sizes: how many caveats and list entries a Decoder allocates at
-// once when fewer are needed.
-const (
-	cavChunk  = 4
-	listChunk = 8
-)
-
 // takeRoom returns room for n values from *spare, allocating a chunk of
 // max(n, chunk) when *spare is too small, or exactly n when spare is nil.
 // The room is capped at n, so appending to one result never touches the

@@ -57,13 +57,6 @@ func widen(k Kind, format string, args ...any) error {
 	return &Error{Kind: k, Reason: fmt.Sprintf(format, args...), Err: ErrWiden}
 }
 
-const (
-	// maxShowBytes bounds how much of one value a message echoes.
-	maxShowBytes = 128
-	// maxShown bounds how many entries of a list a message prints.
-	maxShown = 5
-)
-
 // show renders a value for a message: as is when it is non-empty printable
 // ASCII without quotes or backslashes, otherwise Go-quoted, so control
 // characters and bidi tricks never reach a terminal raw. Values longer than

@@ -7,11 +7,6 @@ import (
 	"github.com/tickettool/tickettool/internal/uri"
 )
 
-const (
-	maxHost  = 253
-	maxLabel = 63
-)
-
 // patternProblem returns why s is not a canonical host pattern, or "".
 func patternProblem(s string) string {
 	if !isASCII(s) {

@@ -9,13 +9,6 @@ import (
 	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
-// Entry syntax of the list kinds.
-const (
-	maxToolPart = 128 // server or name of a tool
-	maxOp       = 64
-	maxAud      = 128
-)
-
 // listProblem returns why list is not a valid list of kind k as a decoded
 // or hand-built caveat must be (canonical entries, sorted, unique), or "".
 func listProblem(k Kind, list []string) string {

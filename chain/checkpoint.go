@@ -33,10 +33,6 @@ type Checkpoint struct {
 
 const headPrefix = "head "
 
-// maxProofHashes bounds the hashes of an inclusion or consistency proof
-// (a tree of 2^63 records needs fewer than 2*63).
-const maxProofHashes = 128
-
 // Text returns the checkpoint's note text.
 func (c Checkpoint) Text() string {
 	return fmt.Sprintf("%s\n%d\n%s\n%s%s\n", c.Origin, c.Size,

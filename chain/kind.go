@@ -103,10 +103,6 @@ func (a Alg) sigSize() int {
 	return 0
 }
 
-// maxEcho bounds how much of a caller-supplied, non-secret value an error
-// message quotes.
-const maxEcho = 64
-
 func quote(s string) string {
 	if len(s) > maxEcho {
 		return strconv.Quote(s[:maxEcho]) + "..."

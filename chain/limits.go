@@ -65,3 +65,14 @@ const (
 	// the tail counts as damage: Repair refuses rather than guess.
 	maxRecordProbes = 8
 )
+
+// Limits of checking and messages, the package's own.
+const (
+	// maxProofHashes bounds the hashes of an inclusion or consistency
+	// proof (a tree of 2^63 records needs fewer than 2*63).
+	maxProofHashes = 128
+
+	// maxEcho bounds how much of a caller-supplied, non-secret value an
+	// error message quotes.
+	maxEcho = 64
+)

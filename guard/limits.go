@@ -39,9 +39,9 @@ const (
 // (marked where cut), so a hostile request cannot make its own refusal
 // unrecordable.
 const (
-	maxName     = 256     // a receipt's tool and op
-	maxSubject  = 512     // one subject
-	maxSubjects = 8 << 10 // all subjects together
+	maxName         = 256     // a receipt's tool and op
+	maxSubject      = 512     // one subject
+	maxSubjectBytes = 8 << 10 // all subjects together, in bytes (chain.MaxSubjects counts them)
 )
 
 // MaxSkew bounds the clock skew (verify.Options.Skew) of a Guard: a

@@ -93,7 +93,7 @@ func fitRecord(r *chain.Record) {
 	total := 0
 	for i, s := range r.Subjects {
 		s = fit(s, maxSubject)
-		if (i == chain.MaxSubjects-1 && len(r.Subjects) > chain.MaxSubjects) || total+len(s) > maxSubjects {
+		if (i == chain.MaxSubjects-1 && len(r.Subjects) > chain.MaxSubjects) || total+len(s) > maxSubjectBytes {
 			r.Subjects = append(r.Subjects[:i:i], fmt.Sprintf("… %d more", len(r.Subjects)-i))
 			break
 		}

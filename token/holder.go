@@ -17,12 +17,7 @@ type HolderSigner interface {
 	Sign(msg []byte) ([]byte, error)
 }
 
-const (
-	labelRebind = "tickettool/v1 rebind\x00"
-	// MaxRebindSigBytes bounds a rebinding signature (ES256 and EdDSA
-	// signatures are 64 bytes; room is left for larger curves).
-	MaxRebindSigBytes = 256
-)
+const labelRebind = "tickettool/v1 rebind\x00"
 
 // RebindMessage returns the bytes a rebinding signature covers: a domain
 // label, the id of the block before (binding the chain so far) and the

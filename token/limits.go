@@ -15,4 +15,7 @@ const (
 	MaxKeyIDBytes      = 64
 	TicketIDBytes      = 16
 	HMACKeyBytes       = 32
+	// MaxRebindSigBytes bounds a rebinding signature (ES256 and EdDSA
+	// signatures are 64 bytes; room is left for larger curves).
+	MaxRebindSigBytes = 256
 )

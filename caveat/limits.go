@@ -1,0 +1,41 @@
+package caveat
+
+// Limits. Every numeric bound of the package lives here; those of values
+// are the format's (spec/CAVEATS.md, spec/FORMAT.md §5 and §6 state the
+// same numbers), those of messages and allocation are the package's own.
+// The bounds every CBOR item shares (list entries, text bytes, nesting)
+// are internal/strictcbor's.
+
+// Entry syntax of the list kinds.
+const (
+	maxToolPart = 128 // server or name of a tool
+	maxOp       = 64
+	maxAud      = 128
+)
+
+// Values.
+const (
+	// maxHost bounds a host pattern, "*." included (RFC 1035 §2.3.4).
+	maxHost = 253
+	// maxLabel bounds one label of a host pattern.
+	maxLabel = 63
+	// holderSize is the length of a SHA-256 JWK thumbprint.
+	holderSize = 32
+	// maxTime is 9999-12-31T23:59:59Z, the last instant RFC 3339 can write.
+	maxTime int64 = 253402300799
+)
+
+// Messages.
+const (
+	// maxShowBytes bounds how much of one value a message echoes.
+	maxShowBytes = 128
+	// maxShown bounds how many entries of a list a message prints.
+	maxShown = 5
+)
+
+// Chunk sizes: how many caveats and list entries a Decoder allocates at
+// once when fewer are needed.
+const (
+	cavChunk  = 4
+	listChunk = 8
+)
