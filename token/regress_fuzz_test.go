@@ -74,6 +74,7 @@ func TestRegressFuzzMintOverSizeLimit(t *testing.T) {
 		if err == nil {
 			regressDecodesToItself(t, "Mint ("+mode.String()+")", tk)
 		}
+		wantTooLarge(t, "Mint ("+mode.String()+")", err)
 	}
 }
 
@@ -91,6 +92,7 @@ func TestRegressFuzzAttenuateOverSizeLimit(t *testing.T) {
 		if err == nil {
 			regressDecodesToItself(t, "Attenuate ("+mode.String()+")", child)
 		}
+		wantTooLarge(t, "Attenuate ("+mode.String()+")", err)
 	}
 }
 
@@ -111,9 +113,11 @@ func TestRegressFuzzSealOverSizeLimit(t *testing.T) {
 			break
 		}
 		regressDecodesToItself(t, "Mint", tk)
-		if sealed, err := tk.Seal(); err == nil {
+		sealed, err := tk.Seal()
+		if err == nil {
 			regressDecodesToItself(t, fmt.Sprintf("Seal of a %d-byte ticket", n), sealed)
 		}
+		wantTooLarge(t, fmt.Sprintf("Seal of a %d-byte ticket", n), err)
 		return
 	}
 	t.Fatal("found no Ed25519 ticket within 32 bytes of the limit")
@@ -125,5 +129,15 @@ func TestTooLargeIsRefusedUpFront(t *testing.T) {
 	var te *token.Error
 	if !errors.Is(err, token.ErrTooLarge) || !errors.As(err, &te) || !strings.Contains(te.Reason, "over the limit of 65536") {
 		t.Fatalf("mint over the size limit: %v", err)
+	}
+}
+
+// wantTooLarge fails unless err is the refusal of a ticket over the size
+// limit: the inputs above never fit, so success is a failure too.
+func wantTooLarge(t *testing.T, what string, err error) {
+	t.Helper()
+	var te *token.Error
+	if !errors.Is(err, token.ErrTooLarge) || !errors.As(err, &te) || !strings.Contains(te.Reason, "over the limit of 65536") {
+		t.Errorf("%s over the size limit: %v, want ErrTooLarge naming the limit", what, err)
 	}
 }
