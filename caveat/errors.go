@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/echo"
 )
 
 var (
@@ -61,36 +62,18 @@ func widen(k Kind, format string, args ...any) error {
 // ASCII without quotes or backslashes, otherwise Go-quoted, so control
 // characters and bidi tricks never reach a terminal raw. Values longer than
 // maxShowBytes are cut (at a rune boundary) and marked with "...". A value
-// that looks like key material (see looksLikeKey) is never shown, not even
+// that looks like key material (internal/echo) is never shown, not even
 // in part: a key pasted into a caveat by mistake must not end up in a
 // terminal's scrollback or a CI log.
 func show(s string) string {
-	if looksLikeKey(s) {
-		return keyNotShown
+	if echo.LooksLikeKey(s) {
+		return echo.Hidden
 	}
-	cut := ""
-	if len(s) > maxShowBytes {
-		n := maxShowBytes
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s, cut = s[:n], "..."
-	}
+	s, cut := echo.Cut(s, maxShowBytes)
 	if s != "" && plain(s) {
 		return s + cut
 	}
 	return strconv.Quote(s) + cut
-}
-
-// keyNotShown stands in a message for a value that looks like a key.
-const keyNotShown = "(a value that looks like a key; not shown)"
-
-// looksLikeKey reports whether s may hold key material: a JSON object or
-// a fragment of one (a JWK, e.g. "holder=$(cat agent.jwk)"), or a
-// signed-note private key string (a tickettool key file). No caveat value
-// of any kind has either form.
-func looksLikeKey(s string) bool {
-	return strings.Contains(s, "PRIVATE+KEY") || strings.ContainsAny(s, "{}") || strings.Contains(s, `":`)
 }
 
 func plain(s string) bool {

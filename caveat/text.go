@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tickettool/tickettool/internal/echo"
 	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
@@ -49,10 +50,10 @@ func Parse(s string, now time.Time) (Caveat, error) {
 			return Caveat{}, syntaxErr(k, "more than %d entries", strictcbor.MaxListItems)
 		}
 		c, err := newList(k, strings.Split(val, ","))
-		if err != nil && looksLikeKey(val) {
+		if err != nil && echo.LooksLikeKey(val) {
 			// A bad entry is shown, and an entry of a key split at its
 			// commas may not look like one: show none of the value.
-			return Caveat{}, syntaxErr(k, "%s", keyNotShown)
+			return Caveat{}, syntaxErr(k, "%s", echo.Hidden)
 		}
 		return c, err
 	case Calls, Depth:

@@ -3,6 +3,8 @@ package chain
 import (
 	"errors"
 	"strconv"
+
+	"github.com/tickettool/tickettool/internal/echo"
 )
 
 // Kind says what a record records. It is field 3 of a record; values
@@ -103,9 +105,4 @@ func (a Alg) sigSize() int {
 	return 0
 }
 
-func quote(s string) string {
-	if len(s) > maxEcho {
-		return strconv.Quote(s[:maxEcho]) + "..."
-	}
-	return strconv.Quote(s)
-}
+func quote(s string) string { return echo.Quote(s, maxEcho) }

@@ -2,7 +2,8 @@ package dpop
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/tickettool/tickettool/internal/echo"
 )
 
 // CheckName names one step of proof checking; it is the Check field of
@@ -61,11 +62,6 @@ func refuse(c CheckName, reason string) *Error {
 	return &Error{Check: c, Reason: reason}
 }
 
-// quote returns s quoted, cut to maxEcho bytes; it is only used for short
-// non-secret values such as htm and htu.
-func quote(s string) string {
-	if len(s) > maxEcho {
-		return strconv.Quote(s[:maxEcho]) + "..."
-	}
-	return strconv.Quote(s)
-}
+// quote returns s quoted, cut to maxEcho bytes (internal/echo); it is
+// only used for short non-secret values such as htm and htu.
+func quote(s string) string { return echo.Quote(s, maxEcho) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/echo"
 )
 
 // keyKind is what a key file (or argument) holds, as far as tickettool
@@ -81,10 +82,10 @@ func wrongKeyFile(path, flagName string, kind keyKind) error {
 // a key (a JSON object such as a JWK, or a PRIVATE+KEY string): a key
 // pasted into the wrong flag must not reach a terminal or a CI log.
 func quoteArg(s string) string {
-	if sniffKey([]byte(s)) != keyUnknown || strings.ContainsAny(s, "{}") || strings.Contains(s, "PRIVATE+KEY") {
-		return "(a value that looks like a key; not shown)"
+	if sniffKey([]byte(s)) != keyUnknown {
+		return echo.Hidden
 	}
-	return fmt.Sprintf("%q", s)
+	return echo.Quote(s, maxEchoBytes)
 }
 
 // holderArgs resolves holder= caveats whose value is a key rather than a

@@ -12,6 +12,10 @@ const (
 	// maxPathBytes bounds an argument that fileHint looks up as a file
 	// name: a longer one is no file name anyone typed.
 	maxPathBytes = 4096
+
+	// maxEchoBytes bounds how much of a command-line value a message
+	// quotes.
+	maxEchoBytes = 256
 )
 
 // When a long job shows its progress on a terminal (receipt verify).
