@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/uri"
 )
 
 // Caveat is one typed caveat. Which field is meaningful depends on Kind;
@@ -147,7 +148,7 @@ func canonEntry(k Kind, e string) string {
 			return e + "/"
 		}
 	case Hosts:
-		return lowerASCII(e)
+		return uri.LowerASCII(e)
 	}
 	return e
 }

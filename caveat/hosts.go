@@ -109,7 +109,7 @@ func urlHost(raw string) (string, string) {
 	case h[0] == '[':
 		return "", "has an IPv6 literal host, which no host pattern matches"
 	}
-	h = lowerASCII(h)
+	h = uri.LowerASCII(h)
 	h = strings.TrimSuffix(h, ".")
 	if h == "" || h[0] == '.' || strings.Contains(h, "..") || h[len(h)-1] == '.' {
 		return "", "has a host with an empty label"

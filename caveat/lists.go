@@ -191,23 +191,3 @@ func isASCII(s string) bool {
 	}
 	return true
 }
-
-// lowerASCII lowercases A-Z in an ASCII string, allocating only when
-// something changes; a string with non-ASCII bytes is returned unchanged.
-func lowerASCII(s string) string {
-	if !isASCII(s) {
-		return s
-	}
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}

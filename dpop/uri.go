@@ -48,7 +48,7 @@ func NormalizeURI(s string) (string, error) {
 	case u.UserInfo:
 		return "", uriError("userinfo not allowed")
 	}
-	scheme, host := lowerASCII(u.Scheme), lowerASCII(u.Host)
+	scheme, host := uri.LowerASCII(u.Scheme), uri.LowerASCII(u.Host)
 	if u.Port != "" {
 		n, err := strconv.ParseUint(u.Port, 10, 16)
 		if err != nil {
@@ -84,21 +84,6 @@ func defaultPort(scheme string) uint64 {
 		return 443
 	}
 	return 0
-}
-
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 func unhex(c byte) (byte, bool) {

@@ -167,3 +167,21 @@ func Unreserved(c byte) bool {
 func SubDelim(c byte) bool {
 	return strings.IndexByte("!$&'()*+,;=", c) >= 0
 }
+
+// LowerASCII lowercases the ASCII letters A–Z of s (schemes and hosts
+// compare case-insensitively, RFC 3986 §6.2.2.1; no other byte changes),
+// allocating only when something changes.
+func LowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
