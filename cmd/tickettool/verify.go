@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
@@ -66,23 +66,7 @@ Example:
 
 func runVerify(e *env, args []string) error {
 	fs := newFlags(e, "verify", verifyUsage)
-	keyPath := fs.String("key", "", "`PATH` of the root key: HMAC secret or Ed25519 public (or private) key")
-	nowFlag := fs.String("now", "", "check at `TIME` (RFC 3339 or unix seconds) instead of now")
-	tool := fs.String("tool", "", "the call's tool `NAME` (e.g. read_file or workspace/read_file)")
-	op := fs.String("op", "", "the call's operation `OP` (default invoke when --tool is given)")
-	var paths, urls stringList
-	fs.Var(&paths, "path", "a path `P` the call touches (repeatable)")
-	fs.Var(&urls, "url", "a `URL` the call fetches (repeatable)")
-	cost := fs.String("cost", "", "the call's cost `AMOUNT`, e.g. 0.25USD")
-	proof := fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input, @PATH for a file)")
-	htm := fs.String("htm", "", "`METHOD` the DPoP proof must name")
-	htu := fs.String("htu", "", "`URI` the DPoP proof must name")
-	receipts := fs.String("receipts", "", "append a receipt of the decision to `LOG`")
-	receiptKey := fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
-	ids := fs.Bool("ids", false, "print every block id after the verdict")
-	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
-	pol := policyFlags(fs)
-	location := storeFlag(fs)
+	a := verifyFlags(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -91,26 +75,14 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	now, err := e.nowFlag(*nowFlag)
+	now, err := e.nowFlag(*a.now)
 	if err != nil {
 		return err
 	}
-	if *proof != "" && (*htm == "" || *htu == "") || *proof == "" && (*htm != "" || *htu != "") {
-		return usageErr("--dpop, --htm and --htu go together: the proof and the request it was made for")
+	if err := a.check(arg); err != nil {
+		return err
 	}
-	if arg == "-" && *proof == "-" {
-		return usageErr("only one argument can be read from standard input: the ticket or the --dpop proof")
-	}
-	if (*receipts == "") != (*receiptKey == "") {
-		return usageErr("--receipts LOG and --receipt-key PATH go together")
-	}
-	isRequest := *tool != "" || *op != "" || len(paths) > 0 || len(urls) > 0 || *cost != "" || pol.aud != "" || *proof != ""
-	if *receipts != "" && !isRequest {
-		return fail(exitUsage, errors.New("--receipts records decisions on calls: give the call (--tool, --path, ...)"),
-			"without request flags verify only checks the ticket (prints valid) and records nothing")
-	}
-
-	vk, err := verifyingKey(*keyPath)
+	vk, err := verifyingKey(*a.keyPath)
 	if err != nil {
 		return err
 	}
@@ -118,7 +90,7 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := pol.options()
+	opts, err := a.pol.options()
 	if err != nil {
 		return err
 	}
@@ -126,15 +98,14 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-
 	ctx, cancel := storeContext()
 	defer cancel()
-	st, name, err := openStore(ctx, *location)
+	st, name, err := openStore(ctx, *a.location)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !isRequest {
+	if !a.isRequest() {
 		d, err := verify.Validate(t, keys, now, &opts)
 		if err != nil {
 			return err
@@ -142,30 +113,20 @@ func runVerify(e *env, args []string) error {
 		if err := revokedInStore(ctx, st, name, &d); err != nil {
 			return err
 		}
-		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *ids, false, *asJSON})
+		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *a.ids, false, *a.asJSON})
 	}
+	return decideCall(ctx, e, a, t, vk, guard.Config{Keys: keys, Options: opts, Store: st}, now)
+}
 
-	req := &caveat.Request{Tool: *tool, Op: *op, Paths: paths, URLs: urls, Audience: pol.aud}
-	if req.Op == "" && req.Tool != "" {
-		req.Op = "invoke"
+// decideCall checks the call the flags describe through a Guard over cfg
+// (with receipts when asked) and prints the decision.
+func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk *token.VerifyingKey, cfg guard.Config, now time.Time) error {
+	req, err := a.request(e)
+	if err != nil {
+		return err
 	}
-	if *cost != "" {
-		a, err := caveat.ParseAmount(*cost)
-		if err != nil {
-			return err
-		}
-		req.Cost = &a
-	}
-	if *proof != "" {
-		p, err := e.textArg(*proof, "the DPoP proof")
-		if err != nil {
-			return err
-		}
-		req.Holder = &caveat.HolderProof{Proof: p, Method: *htm, URI: *htu}
-	}
-	cfg := guard.Config{Keys: keys, Options: opts, Store: st}
-	if *receipts != "" {
-		log, err := openReceipts(*receipts, *receiptKey)
+	if *a.receipts != "" {
+		log, err := openReceipts(*a.receipts, *a.receiptKey)
 		if err != nil {
 			return err
 		}
@@ -180,7 +141,7 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}
-	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *ids, *proof == "", *asJSON})
+	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *a.ids, *a.proof == "", *a.asJSON})
 }
 
 // openReceipts opens (or creates) a receipt log for appending.
