@@ -79,4 +79,3 @@ func (a *verifyArgs) request(e *env) (*caveat.Request, error) {
 	}
 	return req, nil
 }
-
