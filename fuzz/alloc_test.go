@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// The allocation bound every decoder must keep (DESIGN §2: "bound its
-// allocations by a small multiple of its input"): one decode of n input
+// The allocation bound every decoder must keep (a decoder bounds its
+// allocations by a small multiple of its input, so that no input can make
+// it allocate far more than it read): one decode of n input
 // bytes allocates at most allocMultiple*n + allocSlack bytes in total
 // (runtime.MemStats.TotalAlloc, which counts every allocation, freed or
 // not). The slack covers fixed costs (keyrings, hash states, JOSE parsing

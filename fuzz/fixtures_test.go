@@ -117,7 +117,7 @@ func cavs(texts ...string) []caveat.Caveat {
 	return must(caveat.ParseAll(texts, now))
 }
 
-// scenario is the delegation of DESIGN §1: a broad block 0, then two
+// scenario is the README's delegation story: a broad block 0, then two
 // narrowing blocks.
 var scenario = [][]string{
 	{"tools=read_file,write_file", "ops=delegate,invoke", "paths=src/", "hosts=*.example.org,api.example.com",

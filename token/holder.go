@@ -5,8 +5,8 @@ import (
 )
 
 // HolderSigner signs for a bound ticket's current holder when a block
-// rebinds the ticket to a new holder key (DESIGN §5, spec/FORMAT.md §4.4).
-// The token package knows nothing of JOSE; dpop.HolderKey implements this.
+// rebinds the ticket to a new holder key (spec/FORMAT.md §4.4). The token
+// package knows nothing of JOSE; dpop.HolderSigner implements this.
 type HolderSigner interface {
 	// PublicJWK returns the holder's public JWK (RFC 7517) as JSON.
 	PublicJWK() []byte
