@@ -237,7 +237,7 @@ func (c Caveat) problem() string {
 			return "must be a 32-byte SHA-256 thumbprint"
 		}
 	default:
-		if err := strictcbor.Check(c.Raw, strictcbor.TicketLimits); err != nil {
+		if err := strictcbor.Check(c.Raw, strictcbor.TicketLimits()); err != nil {
 			return c.Kind.String() + ": value is not one canonical CBOR item: " + err.Error()
 		}
 	}

@@ -63,7 +63,7 @@ func (c Caveat) encode() ([]byte, error) {
 }
 
 // DecodeValue decodes the CBOR value raw of a caveat of kind k, strictly:
-// raw must be one canonical item (strictcbor, TicketLimits) of the kind's
+// raw must be one canonical item (strictcbor, TicketLimits()) of the kind's
 // shape, and every rule of the kind must hold (sorted unique lists, entry
 // syntax, lowercase hosts, trailing "/" on paths, ranges). Together these
 // make the encoding of a valid caveat unique, so every accepted raw
@@ -76,11 +76,11 @@ func (c Caveat) encode() ([]byte, error) {
 // the ticket that carries it re-encodes identically; Check refuses it.
 // The result never aliases raw.
 func DecodeValue(k Kind, raw []byte) (Caveat, error) {
-	if len(raw) > strictcbor.TicketLimits.MaxItemSize {
-		return Caveat{}, syntaxErr(k, "value: cbor: item larger than %d bytes", strictcbor.TicketLimits.MaxItemSize)
+	if len(raw) > strictcbor.TicketLimits().MaxItemSize {
+		return Caveat{}, syntaxErr(k, "value: cbor: item larger than %d bytes", strictcbor.TicketLimits().MaxItemSize)
 	}
 	src := source{b: raw}
-	r := strictcbor.NewReader(raw, strictcbor.TicketLimits)
+	r := strictcbor.NewReader(raw, strictcbor.TicketLimits())
 	var c Caveat
 	if err := decodeInto(&c, k, &r, &src, nil, 1); err != nil {
 		return Caveat{}, err

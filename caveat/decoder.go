@@ -31,7 +31,7 @@ func NewDecoder(buf []byte, room []Caveat) Decoder {
 // kind (an unsigned integer, not 0) to the kind's value, in core
 // deterministic encoding, with kinds strictly ascending, at most
 // strictcbor.MaxCaveatsPerBlock pairs, nesting as inside a block (the map
-// two levels deep) and within strictcbor.TicketLimits, the map's own size
+// two levels deep) and within strictcbor.TicketLimits(), the map's own size
 // included. It returns the caveats in kind order and the offset just past
 // the map. Every error wraps ErrSyntax; its Kind is that of the value at
 // fault, 0 for the map.
@@ -39,7 +39,7 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	if start < 0 || end < start || end > len(d.src.b) {
 		return nil, 0, syntaxErr(0, "caveat map lies outside the decoder's buffer")
 	}
-	r := strictcbor.NewReader(d.src.b[:end], strictcbor.TicketLimits)
+	r := strictcbor.NewReader(d.src.b[:end], strictcbor.TicketLimits())
 	r.Seek(start)
 	if r.Peek() != 5 {
 		return nil, 0, syntaxErr(0, "caveats are not a map")
@@ -73,8 +73,8 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 			return nil, 0, err
 		}
 	}
-	if r.Offset()-start > strictcbor.TicketLimits.MaxItemSize {
-		return nil, 0, syntaxErr(0, "caveat map: cbor: item larger than %d bytes", strictcbor.TicketLimits.MaxItemSize)
+	if r.Offset()-start > strictcbor.TicketLimits().MaxItemSize {
+		return nil, 0, syntaxErr(0, "caveat map: cbor: item larger than %d bytes", strictcbor.TicketLimits().MaxItemSize)
 	}
 	return cavs, r.Offset(), nil
 }

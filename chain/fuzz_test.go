@@ -100,7 +100,7 @@ func FuzzVerifyLog(f *testing.F) {
 // byte.
 func checkNothingAfterTorn(t *testing.T, data []byte, off int64) {
 	for i := int(off) + 1; i < len(data); i++ {
-		n, err := strictcbor.ItemLen(data[i:], strictcbor.RecordLimits)
+		n, err := strictcbor.ItemLen(data[i:], strictcbor.RecordLimits())
 		if err != nil {
 			continue
 		}

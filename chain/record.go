@@ -221,7 +221,7 @@ func decode(data []byte) (Record, []byte, error) {
 	if len(data) == 0 || data[0]>>5 != 5 {
 		return Record{}, nil, errors.New("not a record: a record is a CBOR map")
 	}
-	if err := strictcbor.Unmarshal(data, &w, strictcbor.RecordLimits); err != nil {
+	if err := strictcbor.Unmarshal(data, &w, strictcbor.RecordLimits()); err != nil {
 		return Record{}, nil, fmt.Errorf("not a canonical record: %v", err)
 	}
 	r := Record{

@@ -43,7 +43,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 	// bytes to its start) up to MaxRecordBytes or the end of the input, and
 	// is classified there.
 	if buf, _ := s.br.Peek(s.br.Buffered()); len(buf) > 0 && buf[0]>>5 == 5 {
-		if n, err := strictcbor.ItemLen(buf, strictcbor.RecordLimits); err == nil {
+		if n, err := strictcbor.ItemLen(buf, strictcbor.RecordLimits()); err == nil {
 			off := s.off
 			s.pending, s.off, s.index = n, s.off+int64(n), s.index+1
 			return buf[:n], off, nil
@@ -60,7 +60,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 	if len(buf) == 0 {
 		return nil, s.off, io.EOF
 	}
-	n, cerr := strictcbor.ItemLen(buf, strictcbor.RecordLimits)
+	n, cerr := strictcbor.ItemLen(buf, strictcbor.RecordLimits())
 	if atEOF && isTorn(buf, cerr) {
 		return nil, s.off, s.tornBreak(buf, cerr)
 	}
@@ -130,7 +130,7 @@ func recordAfter(b []byte) int {
 			return -2
 		}
 		item := b[i:min(len(b), i+MaxRecordBytes)]
-		n, err := strictcbor.ItemLen(item, strictcbor.RecordLimits)
+		n, err := strictcbor.ItemLen(item, strictcbor.RecordLimits())
 		if err != nil {
 			continue
 		}

@@ -79,7 +79,7 @@ type blockFields struct {
 func readBlock(raw []byte, off, i int, dec *caveat.Decoder) (blockFields, error) {
 	var f blockFields
 	var prev uint64
-	r := strictcbor.NewReader(raw, strictcbor.TicketLimits)
+	r := strictcbor.NewReader(raw, strictcbor.TicketLimits())
 	for n, j := r.Map(), 0; j < n && !r.Failed(); j++ {
 		k := r.Uint()
 		if r.Failed() {

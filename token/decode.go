@@ -36,7 +36,7 @@ func readTicket(data []byte, room *smallBlocks) (w wireTicket, blocks ticketBloc
 	seen := 0
 	empty := false
 	var prev uint64
-	r := strictcbor.NewReader(data, strictcbor.TicketLimits)
+	r := strictcbor.NewReader(data, strictcbor.TicketLimits())
 	for n := r.Map(); n > 0 && !r.Failed(); n-- {
 		k := r.Uint()
 		if r.Failed() {

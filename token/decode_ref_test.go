@@ -22,7 +22,7 @@ func decodeReference(data []byte) (*Ticket, error) {
 		return nil, malformed(-1, "size")
 	}
 	var w wireTicket
-	if err := strictcbor.Unmarshal(data, &w, strictcbor.TicketLimits); err != nil {
+	if err := strictcbor.Unmarshal(data, &w, strictcbor.TicketLimits()); err != nil {
 		return nil, malformed(-1, err.Error())
 	}
 	present := 2
@@ -39,7 +39,7 @@ func decodeReference(data []byte) (*Ticket, error) {
 
 func readBlockReference(raw []byte, i int) (blockFields, error) {
 	var w wireBlock
-	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits); err != nil {
+	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits()); err != nil {
 		return blockFields{}, malformed(i, err.Error())
 	}
 	present := 0

@@ -21,7 +21,7 @@ func TestCheckAcceptsCanonical(t *testing.T) {
 		"818181a0", // depth 4
 	} {
 		b, _ := hex.DecodeString(h)
-		if err := Check(b, TicketLimits); err != nil {
+		if err := Check(b, TicketLimits()); err != nil {
 			t.Errorf("%s: %v", h, err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestCheckRejects(t *testing.T) {
 		{"a14000", "map key"},
 	} {
 		b, _ := hex.DecodeString(strings.ReplaceAll(c.hex, " ", ""))
-		err := Check(b, TicketLimits)
+		err := Check(b, TicketLimits())
 		var e *Error
 		if err == nil || !errors.As(err, &e) || !strings.Contains(err.Error(), c.why) {
 			t.Errorf("%q: got %v, want an error about %q", c.hex, err, c.why)
@@ -106,7 +106,7 @@ func reencode(b []byte) (out []byte, ok, outside bool) {
 		var kt *cbor.InvalidMapKeyTypeError
 		return nil, false, errors.As(err, &kt)
 	}
-	out, err := Encoder.Marshal(v)
+	out, err := encoder.Marshal(v)
 	return out, err == nil, false
 }
 
@@ -175,7 +175,7 @@ func withinTypes(b []byte) bool {
 
 func TestCheckAllocatesNothing(t *testing.T) {
 	b, _ := hex.DecodeString("a3016161028301020303a1616140")
-	if n := testing.AllocsPerRun(100, func() { _ = Check(b, TicketLimits) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = Check(b, TicketLimits()) }); n != 0 {
 		t.Fatalf("Check allocates %v times", n)
 	}
 }
@@ -187,7 +187,7 @@ func TestCheckAllocatesNothing(t *testing.T) {
 func TestCheckAcceptsEveryIntegerKey(t *testing.T) {
 	for _, h := range []string{"a13bffffffffffffffff00", "a220003bffffffffffffffff00"} {
 		b, _ := hex.DecodeString(h)
-		if err := Check(b, TicketLimits); err != nil {
+		if err := Check(b, TicketLimits()); err != nil {
 			t.Errorf("%s: %v", h, err)
 		}
 	}
@@ -217,7 +217,7 @@ func TestEndOfInputOnlyAfterCanonicalPrefix(t *testing.T) {
 		{"a60159ffff", "too long"}, // a length over the limit, judged at its head
 	} {
 		b, _ := hex.DecodeString(c.hex)
-		_, err := ItemLen(b, RecordLimits)
+		_, err := ItemLen(b, RecordLimits())
 		if err == nil || !strings.Contains(err.Error(), c.why) {
 			t.Errorf("%s: got %v, want an error about %q", c.hex, err, c.why)
 		}

@@ -26,9 +26,9 @@ import (
 	"github.com/fxamacker/cbor/v2"
 )
 
-// Encoder is the deterministic encoder (RFC 8949 §4.2.1) for every value
+// encoder is the deterministic encoder (RFC 8949 §4.2.1) for every value
 // this module writes.
-var Encoder cbor.EncMode
+var encoder cbor.EncMode
 
 // decoder refuses what fxamacker can detect; Check refuses the rest.
 var decoder cbor.DecMode
@@ -38,7 +38,7 @@ func init() {
 	eo := cbor.CoreDetEncOptions()
 	eo.IndefLength = cbor.IndefLengthForbidden
 	eo.TagsMd = cbor.TagsForbidden
-	if Encoder, err = eo.EncMode(); err != nil {
+	if encoder, err = eo.EncMode(); err != nil {
 		panic("strictcbor: encoder options: " + err.Error())
 	}
 	do := cbor.DecOptions{
@@ -59,7 +59,7 @@ func init() {
 }
 
 // Marshal encodes v deterministically.
-func Marshal(v any) ([]byte, error) { return Encoder.Marshal(v) }
+func Marshal(v any) ([]byte, error) { return encoder.Marshal(v) }
 
 // Unmarshal checks that data is exactly one canonical item within lim and
 // then decodes it into v, refusing unknown struct fields.

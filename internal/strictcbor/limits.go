@@ -32,20 +32,25 @@ type Limits struct {
 	MaxItemSize int // bytes of the whole item
 }
 
-// TicketLimits are the limits for a ticket envelope and for each block.
-var TicketLimits = Limits{
-	MaxDepth:    MaxNesting,
-	MaxItems:    MaxListItems,
-	MaxText:     MaxStringBytes,
-	MaxBytes:    MaxTicketBytes,
-	MaxItemSize: MaxTicketBytes,
+// TicketLimits returns the limits for a ticket envelope and for each
+// block (a function, so that no caller can change them for everyone).
+func TicketLimits() Limits {
+	return Limits{
+		MaxDepth:    MaxNesting,
+		MaxItems:    MaxListItems,
+		MaxText:     MaxStringBytes,
+		MaxBytes:    MaxTicketBytes,
+		MaxItemSize: MaxTicketBytes,
+	}
 }
 
-// RecordLimits are the limits for one receipt record.
-var RecordLimits = Limits{
-	MaxDepth:    MaxNesting,
-	MaxItems:    MaxListItems,
-	MaxText:     MaxRecordBytes,
-	MaxBytes:    MaxRecordBytes,
-	MaxItemSize: MaxRecordBytes,
+// RecordLimits returns the limits for one receipt record.
+func RecordLimits() Limits {
+	return Limits{
+		MaxDepth:    MaxNesting,
+		MaxItems:    MaxListItems,
+		MaxText:     MaxRecordBytes,
+		MaxBytes:    MaxRecordBytes,
+		MaxItemSize: MaxRecordBytes,
+	}
 }

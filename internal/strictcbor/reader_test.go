@@ -78,8 +78,8 @@ func TestReaderAcceptsWhatCheckAccepts(t *testing.T) {
 		"f4", "f5", "818181a0",
 	} {
 		b, _ := hex.DecodeString(h)
-		if !readAll(b, TicketLimits) {
-			r := NewReader(b, TicketLimits)
+		if !readAll(b, TicketLimits()) {
+			r := NewReader(b, TicketLimits())
 			walk(&r, 1)
 			t.Errorf("%s: refused: %v", h, r.Err())
 		}
@@ -96,7 +96,7 @@ func TestReaderRejects(t *testing.T) {
 		"1c", "19", "4201", "830102", "9bffffffffffffffff", "a18000", "a14000",
 	} {
 		b, _ := hex.DecodeString(h)
-		if readAll(b, TicketLimits) {
+		if readAll(b, TicketLimits()) {
 			t.Errorf("%q: accepted", h)
 		}
 	}
@@ -164,7 +164,7 @@ func TestReaderFailures(t *testing.T) {
 		{"01 6161", func(r *Reader) { r.Uint(); r.Uint(); r.Uint() }, "wrong CBOR type", 1, true},
 	} {
 		b, _ := hex.DecodeString(strings.ReplaceAll(c.hex, " ", ""))
-		r := NewReader(b, TicketLimits)
+		r := NewReader(b, TicketLimits())
 		c.read(&r)
 		e, _ := r.Err().(*Error)
 		if e == nil || !strings.Contains(e.Reason, c.why) || e.Offset != c.off || r.WrongType() != c.wrongType || !r.Failed() || r.Done() {
@@ -178,7 +178,7 @@ func TestReaderFailures(t *testing.T) {
 
 func TestReaderReads(t *testing.T) {
 	b, _ := hex.DecodeString(strings.ReplaceAll("a4 01 1903e8 02 43010203 03 63c3a962 04 82f5a0", " ", ""))
-	r := NewReader(b, TicketLimits)
+	r := NewReader(b, TicketLimits())
 	if n := r.Map(); n != 4 {
 		t.Fatalf("map of %d", n)
 	}
@@ -193,7 +193,7 @@ func TestReaderReads(t *testing.T) {
 
 func TestReaderAllocatesNothing(t *testing.T) {
 	b, _ := hex.DecodeString("a3016161028301020303a1616140")
-	if n := testing.AllocsPerRun(100, func() { _ = readAll(b, TicketLimits) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = readAll(b, TicketLimits()) }); n != 0 {
 		t.Fatalf("reading allocates %v times", n)
 	}
 }
