@@ -21,13 +21,13 @@ func main() {
 	for _, dir := range os.Args[1:] {
 		bp, err := build.Default.ImportDir(dir, 0) // this platform's files, no tests
 		if err != nil {
-			panic(err)
+			fail(err)
 		}
 		n := 0
 		for _, name := range bp.GoFiles {
 			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
 			if err != nil {
-				panic(err)
+				fail(err)
 			}
 			n += exported(f)
 		}
@@ -90,4 +90,9 @@ func recvExported(r *ast.FieldList) bool {
 	}
 	id, ok := t.(*ast.Ident)
 	return ok && id.IsExported()
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "apisize:", err)
+	os.Exit(1)
 }
