@@ -224,7 +224,7 @@ func (d *demo) recordStory(intent, agentText, subText string) error {
 	if err != nil {
 		return err
 	}
-	keys, err := keyringOf(d.path("root.key.pub"))
+	_, keys, err := keysOf(d.path("root.key.pub"))
 	if err != nil {
 		return err
 	}

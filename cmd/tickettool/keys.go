@@ -198,14 +198,18 @@ func mintingKey(path string) (*token.SigningKey, error) {
 	return nil, usageErr("%s: unsupported key algorithm %v", path, k.Alg())
 }
 
-// keyringOf returns a keyring holding the one verifying key in the file at
-// path (see verifyingKey).
-func keyringOf(path string) (*token.Keyring, error) {
+// keysOf returns the verifying key in the file at path (see
+// verifyingKey) and a keyring holding it alone.
+func keysOf(path string) (*token.VerifyingKey, *token.Keyring, error) {
 	vk, err := verifyingKey(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return token.NewKeyring(vk)
+	keys, err := token.NewKeyring(vk)
+	if err != nil {
+		return nil, nil, err
+	}
+	return vk, keys, nil
 }
 
 // verifyingKey turns a key file into a ticket verifying key: the HMAC

@@ -92,11 +92,7 @@ func runMCP(e *env, args []string) error {
 	if err := src.check(e); err != nil {
 		return err
 	}
-	vk, err := verifyingKey(*keyPath)
-	if err != nil {
-		return err
-	}
-	keys, err := token.NewKeyring(vk)
+	vk, keys, err := keysOf(*keyPath)
 	if err != nil {
 		return err
 	}

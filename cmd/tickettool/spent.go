@@ -8,7 +8,6 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	guardpkg "github.com/tickettool/tickettool/guard"
-	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
@@ -98,11 +97,7 @@ func runSpent(e *env, args []string) error {
 // returns the decision holding its block ids and budgets. Only a refusal
 // of a time caveat (expired, not yet valid) lets it through, with a hint.
 func (e *env) spentDecision(keyPath, arg string) (*verify.Decision, error) {
-	vk, err := verifyingKey(keyPath)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := token.NewKeyring(vk)
+	vk, keys, err := keysOf(keyPath)
 	if err != nil {
 		return nil, err
 	}

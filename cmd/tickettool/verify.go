@@ -82,11 +82,7 @@ func runVerify(e *env, args []string) error {
 	if err := a.check(arg); err != nil {
 		return err
 	}
-	vk, err := verifyingKey(*a.keyPath)
-	if err != nil {
-		return err
-	}
-	keys, err := token.NewKeyring(vk)
+	vk, keys, err := keysOf(*a.keyPath)
 	if err != nil {
 		return err
 	}
