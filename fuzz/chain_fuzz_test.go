@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
 // sampleRecords are one record of each kind, as a guard would write them.
@@ -175,6 +176,19 @@ func checkRecord(t *testing.T, r chain.Record, data []byte) {
 //     changed does not verify, and unchanged it does;
 //   - allocation stays within the stated bound (sampled).
 func FuzzVerifyLog(f *testing.F) {
+	// Seeds beside the generated corpus (testdata): torn and damaged
+	// tails, and record 0 with its prev head's byte string changed to a
+	// text string (issue #13 point 6).
+	for _, fl := range fixedLogs {
+		d := fl.data
+		f.Add(d[:len(d)-7], byte(0), uint32(0), byte(0))
+		f.Add(append(d[:len(d):len(d)], make([]byte, 5)...), byte(0), uint32(0), byte(0))
+		if i := bytes.Index(d, []byte{0x0e, 0x58}); i >= 0 {
+			bad := append([]byte(nil), d...)
+			bad[i+1] = 0x59
+			f.Add(bad, byte(0), uint32(0), byte(0))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte, which byte, off uint32, x byte) {
 		sampleAllocs(t, "chain.VerifyBytes", len(data), func() { chain.VerifyBytes(data, keys.logEd, origin) })
 		for _, k := range logKeys() {
@@ -216,6 +230,25 @@ func checkBreak(t *testing.T, data []byte, k *chain.Key, err error) {
 	sum, perr := chain.VerifyBytes(data[:be.Offset], k, origin)
 	if perr != nil || sum.Count != be.Index {
 		t.Fatalf("log before the break (%+v) does not verify with %d records: %v", be, be.Index, perr)
+	}
+	if be.Torn {
+		checkNothingAfterTorn(t, data, be.Offset)
+	}
+}
+
+// checkNothingAfterTorn checks the torn-tail rule (chain/FORMAT.md §2) by
+// brute force: no record that Decode accepts starts anywhere after the
+// torn record's first byte.
+func checkNothingAfterTorn(t *testing.T, data []byte, off int64) {
+	t.Helper()
+	for i := int(off) + 1; i < len(data); i++ {
+		n, err := strictcbor.ItemLen(data[i:], strictcbor.RecordLimits())
+		if err != nil {
+			continue
+		}
+		if _, err := chain.Decode(data[i : i+n]); err == nil {
+			t.Fatalf("torn tail at offset %d, yet a complete record starts at offset %d", off, i)
+		}
 	}
 }
 
