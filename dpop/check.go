@@ -125,52 +125,17 @@ func Check(proof string, exp Expectations, now time.Time) (*Proof, error) {
 }
 
 func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof, *Error) {
-	if len(proof) > MaxProofBytes {
-		return nil, refuse(CheckSize, fmt.Sprintf("longer than %d bytes", MaxProofBytes))
-	}
-	if e := checkShape(proof); e != nil {
-		return nil, e
-	}
-	if e := checkHeaderText(proof[:strings.IndexByte(proof, '.')]); e != nil {
-		return nil, e
-	}
-	jws, err := jose.ParseSignedCompact(proof, st.algs)
-	if err != nil {
-		return nil, diagnose(proof, st.algs)
-	}
-	if len(jws.Signatures) != 1 {
-		return nil, refuse(CheckSyntax, "not exactly one signature")
-	}
-	sig := &jws.Signatures[0]
-	if u := &sig.Unprotected; u.Algorithm != "" || u.KeyID != "" || u.Nonce != "" ||
-		u.JSONWebKey != nil || len(u.ExtraHeaders) != 0 {
-		return nil, refuse(CheckSyntax, "unprotected header present")
-	}
-	jwk, _, e := checkHeader(&sig.Protected, st.algs)
+	jwk, payload, e := verifyJWS(proof, st)
 	if e != nil {
 		return nil, e
-	}
-	payload, err := jws.Verify(jwk.Key)
-	if err != nil {
-		return nil, refuse(CheckSignature, "does not verify with the jwk")
 	}
 	c, iat, e := decodeClaims(payload)
 	if e != nil {
 		return nil, e
 	}
-	if c.HTM != exp.Method {
-		return nil, refuse(CheckHTM, "got "+quote(c.HTM)+", want "+quote(exp.Method))
-	}
-	// NormalizeURI is idempotent, so an htu already in normal form equal
-	// to the expected one needs no second normalisation.
-	htu := st.uri
-	if c.HTU != st.uri {
-		if htu, err = NormalizeURI(c.HTU); err != nil {
-			return nil, refuse(CheckHTU, "not an absolute uri with a host")
-		}
-	}
-	if htu != st.uri {
-		return nil, refuse(CheckHTU, "got "+quote(htu)+", want "+quote(st.uri))
+	htu, e := checkRequest(c, exp, st)
+	if e != nil {
+		return nil, e
 	}
 	issued := time.Unix(iat, 0).UTC()
 	if issued.Before(now.Add(-st.maxAge)) {
@@ -179,24 +144,8 @@ func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof
 	if issued.After(now.Add(st.future)) {
 		return nil, refuse(CheckIAT, "proof from the future")
 	}
-	if exp.Nonce != "" {
-		if !c.hasNonce {
-			return nil, refuse(CheckNonce, "missing")
-		}
-		if subtle.ConstantTimeCompare([]byte(c.Nonce), []byte(exp.Nonce)) != 1 {
-			return nil, refuse(CheckNonce, "wrong")
-		}
-	}
-	if exp.AccessToken != "" {
-		if !c.hasATH {
-			return nil, refuse(CheckATH, "missing")
-		}
-		sum := sha256.Sum256([]byte(exp.AccessToken))
-		var want [43]byte // base64url length of a SHA-256 digest
-		base64.RawURLEncoding.Encode(want[:], sum[:])
-		if subtle.ConstantTimeCompare([]byte(c.ATH), want[:]) != 1 {
-			return nil, refuse(CheckATH, "does not match the access token")
-		}
+	if e := checkBinding(c, exp); e != nil {
+		return nil, e
 	}
 	jkt, err := Thumbprint(jwk)
 	if err != nil {
@@ -215,4 +164,84 @@ func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof
 		ReplayKey:     ReplayKey{JTI: c.JTI, URI: htu},
 		RememberUntil: issued.Add(st.maxAge + st.future),
 	}, nil
+}
+
+// verifyJWS checks the proof's form, header and signature (spec/FORMAT.md
+// §4.5 steps 1–6) and returns its key and payload.
+func verifyJWS(proof string, st *settings) (*jose.JSONWebKey, []byte, *Error) {
+	if len(proof) > MaxProofBytes {
+		return nil, nil, refuse(CheckSize, fmt.Sprintf("longer than %d bytes", MaxProofBytes))
+	}
+	if e := checkShape(proof); e != nil {
+		return nil, nil, e
+	}
+	if e := checkHeaderText(proof[:strings.IndexByte(proof, '.')]); e != nil {
+		return nil, nil, e
+	}
+	jws, err := jose.ParseSignedCompact(proof, st.algs)
+	if err != nil {
+		return nil, nil, diagnose(proof, st.algs)
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, nil, refuse(CheckSyntax, "not exactly one signature")
+	}
+	sig := &jws.Signatures[0]
+	if u := &sig.Unprotected; u.Algorithm != "" || u.KeyID != "" || u.Nonce != "" ||
+		u.JSONWebKey != nil || len(u.ExtraHeaders) != 0 {
+		return nil, nil, refuse(CheckSyntax, "unprotected header present")
+	}
+	jwk, _, e := checkHeader(&sig.Protected, st.algs)
+	if e != nil {
+		return nil, nil, e
+	}
+	payload, err := jws.Verify(jwk.Key)
+	if err != nil {
+		return nil, nil, refuse(CheckSignature, "does not verify with the jwk")
+	}
+	return jwk, payload, nil
+}
+
+// checkRequest compares the proof's htm and htu with the expected ones
+// (steps 8–9) and returns the normal htu.
+func checkRequest(c *claims, exp *Expectations, st *settings) (string, *Error) {
+	if c.HTM != exp.Method {
+		return "", refuse(CheckHTM, "got "+quote(c.HTM)+", want "+quote(exp.Method))
+	}
+	// NormalizeURI is idempotent, so an htu already in normal form equal
+	// to the expected one needs no second normalisation.
+	htu := st.uri
+	if c.HTU != st.uri {
+		var err error
+		if htu, err = NormalizeURI(c.HTU); err != nil {
+			return "", refuse(CheckHTU, "not an absolute uri with a host")
+		}
+	}
+	if htu != st.uri {
+		return "", refuse(CheckHTU, "got "+quote(htu)+", want "+quote(st.uri))
+	}
+	return htu, nil
+}
+
+// checkBinding checks the nonce and the access token hash (steps 11–12).
+func checkBinding(c *claims, exp *Expectations) *Error {
+	if exp.Nonce != "" {
+		if !c.hasNonce {
+			return refuse(CheckNonce, "missing")
+		}
+		if subtle.ConstantTimeCompare([]byte(c.Nonce), []byte(exp.Nonce)) != 1 {
+			return refuse(CheckNonce, "wrong")
+		}
+	}
+	if exp.AccessToken != "" {
+		if !c.hasATH {
+			return refuse(CheckATH, "missing")
+		}
+		sum := sha256.Sum256([]byte(exp.AccessToken))
+		var want [43]byte // base64url length of a SHA-256 digest
+		base64.RawURLEncoding.Encode(want[:], sum[:])
+		if subtle.ConstantTimeCompare([]byte(c.ATH), want[:]) != 1 {
+			return refuse(CheckATH, "does not match the access token")
+		}
+	}
+	return nil
 }
