@@ -57,16 +57,8 @@ func (g *gen) jwsStructure() {
 		return
 	}
 	p := g.partsFor("alice", t)
-	other := g.boundTo(name+"/other", "alice")
-	otherATH := sha256.Sum256([]byte(other.String()))
-	ok := func(proof string) Request {
-		return req().withProof(&DPoP{Proof: proof, Method: "POST", URI: mcpURI}).want()
-	}
-	no := func(proof string) Request {
-		return req().withProof(&DPoP{Proof: proof, Method: "POST", URI: mcpURI}).want(refDPoP(0))
-	}
+	ok, no := proofReqs()
 	hp := func(hdr string) string { return g.rawProof("alice", hdr, p.payload("")) }
-	pp := func(payload string) string { return g.rawProof("alice", p.header(""), payload) }
 	good := hp(p.header(""))
 	reqs := []Request{
 		ok(good),
@@ -100,40 +92,15 @@ func (g *gen) jwsStructure() {
 		no(g.padded(p)),
 		no(g.trailingBits(p)),
 		no(`{"payload":"` + strings.Split(good, ".")[1] + `"}`),
-		// Payload (step 7).
-		no(pp(p.payload(`"jti":"k",`))),
-		no(pp(p.payload(`"j\u0074i":"k",`))),
-		no(pp(p.payload(`"\ud800":1,`))),
-		ok(pp(p.payload(`"x":[[{"y":null}],true,-1.5e3],`))),
-		no(pp(p.payload(`"x":{"a":1,"a":2},`))),
-		ok(pp(p.payload(`"x":{"a":1},"y":{"a":2},`))),
-		no(pp(p.payload(`"x":"\ud800",`))),
-		no(pp(p.payload("\"x\":\"\xff\","))),
-		ok(pp(p.payload(`"x":` + nested(32) + `,`))),
-		no(pp(p.payload(`"x":` + nested(33) + `,`))),
-		ok(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat(`\u006a`, 256)+`"`, 1))),
-		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat(`\u00e9`, 129)+`"`, 1))),
-		no(pp(strings.Replace(p.payload(""), `1796040000`, `1796040000.0`, 1))),
-		no(pp(strings.Replace(p.payload(""), `1796040000`, `1.79604e9`, 1))),
-		no(pp(strings.Replace(p.payload(""), `1796040000`, `"1796040000"`, 1))),
-		no(pp(strings.Replace(p.payload(""), `,"jti":"j"`, ``, 1))),
-		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":""`, 1))),
-		ok(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat("j", 256)+`"`, 1))),
-		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat("j", 257)+`"`, 1))),
-		no(pp(strings.Replace(p.payload(""), `"htm":"POST",`, ``, 1))),
-		no(pp(`[` + p.payload("") + `]`)),
-		// ath (step 12).
-		no(pp(strings.Replace(p.payload(""), `"ath":"`+p.ath+`",`, ``, 1))),
-		no(pp(strings.Replace(p.payload(""), p.ath, b64(otherATH[:]), 1))),
-		// Size (step 1).
-		ok(g.sizedProof(p, 8192)),
-		no(g.sizedProof(p, 8193)),
 	}
+	reqs = append(reqs, g.payloadCases(p, name)...)
+	// Size (step 1).
+	reqs = append(reqs, ok(g.sizedProof(p, 8192)), no(g.sizedProof(p, 8193)))
 	// Nonce (step 11): demanded "n-1".
 	nonce := func(proof, n string, refs ...Refusal) Request {
 		return req().withProof(&DPoP{Proof: proof, Method: "POST", URI: mcpURI, Nonce: n}).want(refs...)
 	}
-	withNonce := func(v string) string { return pp(p.payload(`"nonce":` + v + `,`)) }
+	withNonce := func(v string) string { return g.rawProof("alice", p.header(""), p.payload(`"nonce":`+v+`,`)) }
 	reqs = append(reqs,
 		nonce(good, "n-1", refDPoP(0)),
 		nonce(withNonce(`"n-1"`), "n-1"),
@@ -260,3 +227,51 @@ func (g *gen) jwkWithAlg(holder, alg string) string {
 
 // nested is n arrays, each inside the one before: "[[…]]".
 func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+// proofReqs returns makers of a request at t12 with a proof for POST
+// mcpURI that must be allowed (ok) or refused as dpop in block 0 (no).
+func proofReqs() (ok, no func(proof string) Request) {
+	ok = func(proof string) Request {
+		return req().withProof(&DPoP{Proof: proof, Method: "POST", URI: mcpURI}).want()
+	}
+	no = func(proof string) Request {
+		return req().withProof(&DPoP{Proof: proof, Method: "POST", URI: mcpURI}).want(refDPoP(0))
+	}
+	return ok, no
+}
+
+// payloadCases are the proofs of dpop/jws that differ from a good one in
+// the payload (FORMAT.md §4.5 steps 7 and 12).
+func (g *gen) payloadCases(p proofParts, name string) []Request {
+	ok, no := proofReqs()
+	pp := func(payload string) string { return g.rawProof("alice", p.header(""), payload) }
+	other := g.boundTo(name+"/other", "alice")
+	otherATH := sha256.Sum256([]byte(other.String()))
+	return []Request{
+		// Payload (step 7).
+		no(pp(p.payload(`"jti":"k",`))),
+		no(pp(p.payload(`"j\u0074i":"k",`))),
+		no(pp(p.payload(`"\ud800":1,`))),
+		ok(pp(p.payload(`"x":[[{"y":null}],true,-1.5e3],`))),
+		no(pp(p.payload(`"x":{"a":1,"a":2},`))),
+		ok(pp(p.payload(`"x":{"a":1},"y":{"a":2},`))),
+		no(pp(p.payload(`"x":"\ud800",`))),
+		no(pp(p.payload("\"x\":\"\xff\","))),
+		ok(pp(p.payload(`"x":` + nested(32) + `,`))),
+		no(pp(p.payload(`"x":` + nested(33) + `,`))),
+		ok(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat(`\u006a`, 256)+`"`, 1))),
+		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat(`\u00e9`, 129)+`"`, 1))),
+		no(pp(strings.Replace(p.payload(""), `1796040000`, `1796040000.0`, 1))),
+		no(pp(strings.Replace(p.payload(""), `1796040000`, `1.79604e9`, 1))),
+		no(pp(strings.Replace(p.payload(""), `1796040000`, `"1796040000"`, 1))),
+		no(pp(strings.Replace(p.payload(""), `,"jti":"j"`, ``, 1))),
+		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":""`, 1))),
+		ok(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat("j", 256)+`"`, 1))),
+		no(pp(strings.Replace(p.payload(""), `"jti":"j"`, `"jti":"`+strings.Repeat("j", 257)+`"`, 1))),
+		no(pp(strings.Replace(p.payload(""), `"htm":"POST",`, ``, 1))),
+		no(pp(`[` + p.payload("") + `]`)),
+		// ath (step 12).
+		no(pp(strings.Replace(p.payload(""), `"ath":"`+p.ath+`",`, ``, 1))),
+		no(pp(strings.Replace(p.payload(""), p.ath, b64(otherATH[:]), 1))),
+	}
+}
