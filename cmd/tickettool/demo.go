@@ -151,7 +151,7 @@ func (d *demo) story() error {
 		return err
 	}
 	subTicket := d.keep(out, "SUB_TICKET")
-	if _, err := d.tt(0, "inspect", subTicket); err != nil {
+	if _, err := d.tt(0, "inspect", "--now", at(0), subTicket); err != nil {
 		return err
 	}
 	d.say("\nWidening is refused up front, naming the caveat:")
@@ -162,6 +162,16 @@ func (d *demo) story() error {
 		return err
 	}
 
+	if err := d.calls(subTicket); err != nil {
+		return err
+	}
+	return d.receipts()
+}
+
+// calls is part 4: the subagent's calls, each checked offline through the
+// store before it runs.
+func (d *demo) calls(subTicket string) error {
+	p := d.path
 	d.say("\n== 4. The subagent works; every call is checked offline before it runs")
 	htu := "mcp://workspace/read_file"
 	call := func(want int, sec int, proofKey, path string) error {
@@ -197,6 +207,13 @@ func (d *demo) story() error {
 		return err
 	}
 
+	return nil
+}
+
+// receipts is part 5: the receipt log, checkpointed and verified, then
+// tampered with.
+func (d *demo) receipts() error {
+	p := d.path
 	d.say("\n== 5. Receipts: one signed, chained record per decision")
 	if _, err := d.tt(0, "receipt", "show", p("receipts.log")); err != nil {
 		return err
