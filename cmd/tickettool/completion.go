@@ -190,17 +190,25 @@ complete -o filenames -F _tickettool tickettool
 `
 
 func writeBash(w io.Writer, m []compEntry) {
-	var vf, cases strings.Builder
-	for _, c := range m {
-		fmt.Fprintf(&vf, "\t%q) printf '%%s' %q ;;\n", c.path, c.flagWords(true))
+	vf, cases := shellCases(m, func(words string) string { return fmt.Sprintf("words=%q", words) })
+	fmt.Fprintf(w, bashHead, vf, parents(m), cases)
+}
+
+// shellCases returns the case arms bash and zsh share: each command path's
+// flags that take a value, and its candidates (set as set renders them)
+// with whether file names complete too.
+func shellCases(m []compEntry, set func(words string) string) (vf, cases string) {
+	var v, c strings.Builder
+	for _, e := range m {
+		fmt.Fprintf(&v, "\t%q) printf '%%s' %q ;;\n", e.path, e.flagWords(true))
 		files := 1
-		if c.noFile {
+		if e.noFile {
 			files = 0
 		}
-		words := strings.TrimSpace(strings.Join(c.words, " ") + " " + c.flagWords(false))
-		fmt.Fprintf(&cases, "\t%q) words=%q; files=%d ;;\n", c.path, words, files)
+		words := strings.TrimSpace(strings.Join(e.words, " ") + " " + e.flagWords(false))
+		fmt.Fprintf(&c, "\t%q) %s; files=%d ;;\n", e.path, set(words), files)
 	}
-	fmt.Fprintf(w, bashHead, vf.String(), parents(m), cases.String())
+	return v.String(), c.String()
 }
 
 const zshHead = `#compdef tickettool
@@ -249,17 +257,8 @@ fi
 `
 
 func writeZsh(w io.Writer, m []compEntry) {
-	var vf, cases strings.Builder
-	for _, c := range m {
-		fmt.Fprintf(&vf, "\t%q) printf '%%s' %q ;;\n", c.path, c.flagWords(true))
-		files := 1
-		if c.noFile {
-			files = 0
-		}
-		words := strings.TrimSpace(strings.Join(c.words, " ") + " " + c.flagWords(false))
-		fmt.Fprintf(&cases, "\t%q) cands=(%s); files=%d ;;\n", c.path, words, files)
-	}
-	fmt.Fprintf(w, zshHead, vf.String(), parents(m), cases.String())
+	vf, cases := shellCases(m, func(words string) string { return "cands=(" + words + ")" })
+	fmt.Fprintf(w, zshHead, vf, parents(m), cases)
 }
 
 const fishHead = `# fish completion for tickettool (tickettool completion fish)
