@@ -8,8 +8,9 @@ import (
 	"github.com/tickettool/tickettool/dpop"
 )
 
-// Check against bare go-jose parse+verify of the same proof; the ratio of
-// BenchmarkCheckX to BenchmarkGoJoseParseVerifyX is Check's overhead.
+// Check against bare go-jose parse+verify of the same proof, for profiles.
+// Ratios between them are measured as interleaved pairs by TestPairs
+// (pairs_test.go), not by comparing two benchmarks run apart.
 
 func benchProof(b *testing.B, alg string) (string, dpop.Expectations) {
 	k := newKey(b, alg, 31)

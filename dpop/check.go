@@ -133,6 +133,12 @@ func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof
 	if e != nil {
 		return nil, e
 	}
+	return checkClaims(jwk, c, iat, exp, st, now)
+}
+
+// checkClaims runs the checks after decoding (steps 8–13) and builds the
+// Proof.
+func checkClaims(jwk *jose.JSONWebKey, c *claims, iat int64, exp *Expectations, st *settings, now time.Time) (*Proof, *Error) {
 	htu, e := checkRequest(c, exp, st)
 	if e != nil {
 		return nil, e
