@@ -2,7 +2,10 @@ package dpop
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
 )
 
 func TestEmbedsPublicJWK(t *testing.T) {
@@ -27,5 +30,28 @@ func TestEmbedsPublicJWK(t *testing.T) {
 func TestDiagnoseBadBase64(t *testing.T) {
 	if e := diagnose("!!!.e30.AA", supportedAlgorithms[:]); e.Check != CheckSyntax {
 		t.Fatal(e)
+	}
+}
+
+// TestGoJoseLacks records what go-jose's parser accepts in a protected
+// header and checkHeaderText refuses (spec/FORMAT.md §4.5 step 2), the
+// reason the scan stays. Should go-jose come to refuse all of these, the
+// scan could shrink to what it still lacks.
+func TestGoJoseLacks(t *testing.T) {
+	const jwk = `{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"`
+	const h = `{"alg":"EdDSA","typ":"dpop+jwt",`
+	for name, hdr := range map[string]string{
+		"duplicate inside an unknown jwk member": h + `"jwk":` + jwk + `,"ext":{"a":1,"a":2}}}`,
+		"invalid utf-8":                          h + `"kid":"` + "\xff" + `","jwk":` + jwk + `}}`,
+		"lone surrogate escape":                  h + `"kid":"\ud800","jwk":` + jwk + `}}`,
+		"nested 40 deep":                         h + `"x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `,"jwk":` + jwk + `}}`,
+	} {
+		enc := base64.RawURLEncoding.EncodeToString([]byte(hdr))
+		if _, err := jose.ParseSignedCompact(enc+".e30.AAAA", supportedAlgorithms[:]); err != nil {
+			t.Errorf("%s: go-jose refuses it now (%v); checkHeaderText may shrink", name, err)
+		}
+		if e := checkHeaderText(enc); e == nil || e.Check != CheckSyntax {
+			t.Errorf("%s: checkHeaderText: %v", name, e)
+		}
 	}
 }
