@@ -18,18 +18,27 @@ const (
 	mRequired = mJTI | mHTM | mHTU | mIAT
 )
 
-// decodeClaims parses the verified payload with a small strict JSON parser
-// (RFC 8259), written for this one flat object because a generic decoder
-// costs more than the rest of Check together. The payload must be exactly
-// one JSON object, optionally surrounded by whitespace, in valid UTF-8.
-// Member names are compared after unescaping and case-sensitively; two
-// top-level members with the same name are refused (so "jti" and
-// "\u006ati" collide). jti, htm, htu, nonce and ath must be JSON strings
-// (null is not a string); iat must be a JSON integer literal (digits only:
-// no sign, fraction or exponent) no larger than year 9999. Unknown members
-// are skipped after a syntax check, nested at most maxJSONDepth deep, with
-// no two members of one object named alike at any depth. Lone UTF-16
-// surrogates in escapes are refused.
+// decodeClaims decodes the verified payload (spec/FORMAT.md §4.5 step 7)
+// with a small strict JSON parser (RFC 8259), written for this one flat
+// object. The payload must be exactly one JSON object, optionally
+// surrounded by whitespace, in valid UTF-8. Member names are compared after
+// unescaping and case-sensitively; two top-level members with the same name
+// are refused (so "jti" and "\u006ati" collide). jti, htm, htu, nonce and
+// ath must be JSON strings (null is not a string); iat must be a JSON
+// integer literal (digits only: no sign, fraction or exponent) no larger
+// than year 9999. Unknown members are skipped after a syntax check, no
+// value nested deeper than maxJSONDepth, with no two members of one object
+// named alike at any depth. Lone UTF-16 surrogates in escapes are refused.
+//
+// go-jose's JSON package is the reference (refDecodeClaims in the tests):
+// FuzzDecodeClaims and TestClaimsReferenceProperty hold this parser to it,
+// the same claims from every payload both accept, the same payloads
+// refused. It is not the decoder here because, measured as interleaved
+// pairs (TestPairs, issue #17), it takes about 10x as long (about 6 µs
+// against 0.6 µs, 35 allocations against 6): 5-7% of a whole Check, which
+// issue #18 holds to 1.05x go-jose's bare parse and verify. (So go-jose's
+// decoder does not save time; nor does it cost more than the rest of Check:
+// this parser is under 1% of Check, go-jose's would be about 6%.)
 func decodeClaims(payload []byte) (*claims, int64, *Error) {
 	p := jparser{b: payload, dups: true}
 	var c claims

@@ -193,12 +193,12 @@ func diagnose(proof string, allowed []jose.SignatureAlgorithm) *Error {
 
 // checkHeaderText holds the protected header to the payload's lexical
 // rules (spec/FORMAT.md §4.5 step 2) before go-jose decodes it: one JSON
-// object in valid UTF-8, without lone surrogate escapes, nested at most
-// maxJSONDepth deep, no object with two members named alike. go-jose's
-// decoder would replace invalid UTF-8 and lone surrogates with U+FFFD and
-// accept any depth, which a second implementation's strict decoder would
-// not, and it skips the unknown members of the jwk unchecked. enc is canonical base64url
-// (checkShape).
+// object in valid UTF-8, without lone surrogate escapes, no value nested
+// deeper than maxJSONDepth, no object with two members named alike.
+// go-jose's decoder would replace invalid UTF-8 and lone surrogates with
+// U+FFFD and accept any depth, which a second implementation's strict
+// decoder would not, and it skips the unknown members of the jwk
+// unchecked (TestGoJoseLacks). enc is canonical base64url (checkShape).
 func checkHeaderText(enc string) *Error {
 	var small [512]byte // a usual header is about 200 bytes
 	buf := small[:]
