@@ -105,22 +105,31 @@ func decodeClaims(payload []byte) (*claims, int64, *Error) {
 	if p.i != len(p.b) {
 		return bad("data after the claims object")
 	}
+	if reason := c.complete(seen); reason != "" {
+		return bad(reason)
+	}
+	return &c, c.iat, nil
+}
+
+// complete records which optional claims were seen and returns why the
+// claims are incomplete, or "".
+func (c *claims) complete(seen int) string {
 	switch missing := mRequired &^ seen; {
 	case missing&mJTI != 0:
-		return bad("jti missing")
+		return "jti missing"
 	case missing&mHTM != 0:
-		return bad("htm missing")
+		return "htm missing"
 	case missing&mHTU != 0:
-		return bad("htu missing")
+		return "htu missing"
 	case missing&mIAT != 0:
-		return bad("iat missing")
+		return "iat missing"
 	case c.JTI == "":
-		return bad("jti empty")
+		return "jti empty"
 	case len(c.JTI) > MaxJTIBytes:
-		return bad("jti too long")
+		return "jti too long"
 	}
 	c.hasNonce, c.hasATH = seen&mNonce != 0, seen&mATH != 0
-	return &c, c.iat, nil
+	return ""
 }
 
 // member maps a claim name to its bit and, for strings, its field.
