@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/internal/uri"
 )
 
@@ -91,7 +91,7 @@ func NewCost(a Amount) (Caveat, error) { return checked(Caveat{Kind: Cost, Amoun
 func NewTotal(a Amount) (Caveat, error) { return checked(Caveat{Kind: Total, Amount: a}) }
 
 // NewIntent returns intent=s: non-empty valid UTF-8, at most
-// strictcbor.MaxStringBytes bytes, every character printable (no control,
+// wire.MaxStringBytes bytes, every character printable (no control,
 // format or line-separator characters; the ASCII space is fine).
 func NewIntent(s string) (Caveat, error) { return checked(Caveat{Kind: Intent, Text: s}) }
 
@@ -119,8 +119,8 @@ func newList(k Kind, entries []string) (Caveat, error) {
 	if len(entries) == 0 {
 		return Caveat{}, syntaxErr(k, "needs at least one entry")
 	}
-	if len(entries) > strictcbor.MaxListItems {
-		return Caveat{}, syntaxErr(k, "more than %d entries", strictcbor.MaxListItems)
+	if len(entries) > wire.MaxListItems {
+		return Caveat{}, syntaxErr(k, "more than %d entries", wire.MaxListItems)
 	}
 	list := make([]string, len(entries))
 	for i, e := range entries {
@@ -237,7 +237,7 @@ func (c Caveat) problem() string {
 			return "must be a 32-byte SHA-256 thumbprint"
 		}
 	default:
-		if err := strictcbor.Check(c.Raw, strictcbor.TicketLimits()); err != nil {
+		if err := wire.Check(c.Raw, wire.TicketLimits()); err != nil {
 			return c.Kind.String() + ": value is not one canonical CBOR item: " + err.Error()
 		}
 	}
@@ -248,7 +248,7 @@ func intentProblem(s string) string {
 	switch {
 	case s == "":
 		return "must not be empty"
-	case len(s) > strictcbor.MaxStringBytes:
+	case len(s) > wire.MaxStringBytes:
 		return "is longer than 1024 bytes"
 	}
 	return printProblem(s)

@@ -3,7 +3,7 @@ package caveat
 import (
 	"bytes"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // The CBOR value of each kind, as it appears as the value of the kind's
@@ -55,7 +55,7 @@ func (c Caveat) encode() ([]byte, error) {
 	default:
 		return bytes.Clone(c.Raw), nil
 	}
-	b, err := strictcbor.Marshal(v)
+	b, err := wire.Marshal(v)
 	if err != nil {
 		return nil, syntaxErr(c.Kind, "cannot encode: %v", err)
 	}
@@ -76,11 +76,11 @@ func (c Caveat) encode() ([]byte, error) {
 // the ticket that carries it re-encodes identically; Check refuses it.
 // The result never aliases raw.
 func DecodeValue(k Kind, raw []byte) (Caveat, error) {
-	if len(raw) > strictcbor.TicketLimits().MaxItemSize {
-		return Caveat{}, syntaxErr(k, "value: cbor: item larger than %d bytes", strictcbor.TicketLimits().MaxItemSize)
+	if len(raw) > wire.TicketLimits().MaxItemSize {
+		return Caveat{}, syntaxErr(k, "value: cbor: item larger than %d bytes", wire.TicketLimits().MaxItemSize)
 	}
 	src := source{b: raw}
-	r := strictcbor.NewReader(raw, strictcbor.TicketLimits())
+	r := wire.NewReader(raw, wire.TicketLimits())
 	var c Caveat
 	if err := decodeInto(&c, k, &r, &src, nil, 1); err != nil {
 		return Caveat{}, err
@@ -92,11 +92,11 @@ func DecodeValue(k Kind, raw []byte) (Caveat, error) {
 }
 
 // decodeInto reads one value of kind k from r, which reads src.b, at the
-// given depth (1 for a top-level item; strictcbor.Reader.Raw), checks it
+// given depth (1 for a top-level item; wire.Reader.Raw), checks it
 // as DecodeValue does and sets *c, which must be the zero Caveat, to it.
 // Its strings are substrings of src's one copy; its list comes from
 // entries when that is not nil. On error *c is left partly set.
-func decodeInto(c *Caveat, k Kind, r *strictcbor.Reader, src *source, entries *[]string, depth int) error {
+func decodeInto(c *Caveat, k Kind, r *wire.Reader, src *source, entries *[]string, depth int) error {
 	start := r.Offset()
 	c.Kind = k
 	switch k {
@@ -152,8 +152,8 @@ func decodeInto(c *Caveat, k Kind, r *strictcbor.Reader, src *source, entries *[
 // start (the first byte of the item the message names) rather than from
 // the start of the reader's buffer.
 func relative(err error, start int) error {
-	if e, ok := err.(*strictcbor.Error); ok && e.Offset >= start {
-		return &strictcbor.Error{Offset: e.Offset - start, Reason: e.Reason}
+	if e, ok := err.(*wire.Error); ok && e.Offset >= start {
+		return &wire.Error{Offset: e.Offset - start, Reason: e.Reason}
 	}
 	return err
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // decodeValueReference is DecodeValue written with the fxamacker/cbor
@@ -23,26 +23,26 @@ func decodeValueReference(k Kind, raw []byte) (Caveat, error) {
 	var err error
 	switch k {
 	case Tools, Ops, Paths, Hosts, Audience:
-		err = strictcbor.Unmarshal(raw, &c.List, strictcbor.TicketLimits())
+		err = wire.Unmarshal(raw, &c.List, wire.TicketLimits())
 	case Calls, Depth:
-		err = strictcbor.Unmarshal(raw, &c.N, strictcbor.TicketLimits())
+		err = wire.Unmarshal(raw, &c.N, wire.TicketLimits())
 	case Until, NotBefore:
 		var t uint64
-		err = strictcbor.Unmarshal(raw, &t, strictcbor.TicketLimits())
+		err = wire.Unmarshal(raw, &t, wire.TicketLimits())
 		if err == nil && t > uint64(maxTime) {
 			return Caveat{}, syntaxErr(k, "time")
 		}
 		c.Time = int64(t)
 	case Cost, Total:
 		var a amountValue
-		err = strictcbor.Unmarshal(raw, &a, strictcbor.TicketLimits())
+		err = wire.Unmarshal(raw, &a, wire.TicketLimits())
 		c.Amount = Amount{Micros: a.Micros, Currency: a.Currency}
 	case Intent:
-		err = strictcbor.Unmarshal(raw, &c.Text, strictcbor.TicketLimits())
+		err = wire.Unmarshal(raw, &c.Text, wire.TicketLimits())
 	case Holder:
-		err = strictcbor.Unmarshal(raw, &c.Bytes, strictcbor.TicketLimits())
+		err = wire.Unmarshal(raw, &c.Bytes, wire.TicketLimits())
 	default:
-		if err := strictcbor.Check(raw, strictcbor.TicketLimits()); err != nil {
+		if err := wire.Check(raw, wire.TicketLimits()); err != nil {
 			return Caveat{}, syntaxErr(k, "raw")
 		}
 		return Caveat{Kind: k, Raw: bytes.Clone(raw)}, nil
@@ -102,19 +102,19 @@ func mustHexF(s string) []byte {
 // decoder: the map's canonical form checked as inside a block, then every
 // value through decodeValueReference.
 func decodeMapReference(m []byte) ([]Caveat, error) {
-	if err := strictcbor.Check(m, strictcbor.TicketLimits()); err != nil {
+	if err := wire.Check(m, wire.TicketLimits()); err != nil {
 		return nil, syntaxErr(0, "not canonical, or too large")
 	}
-	inBlock := strictcbor.TicketLimits()
+	inBlock := wire.TicketLimits()
 	inBlock.MaxItemSize = 0 // the map's own size is what counts
-	if err := strictcbor.Check(append([]byte{0xa1, 0x04}, m...), inBlock); err != nil {
+	if err := wire.Check(append([]byte{0xa1, 0x04}, m...), inBlock); err != nil {
 		return nil, syntaxErr(0, "nested too deep for a block")
 	}
 	var w map[uint64]cbor.RawMessage
-	if err := strictcbor.Unmarshal(m, &w, strictcbor.TicketLimits()); err != nil || w == nil {
+	if err := wire.Unmarshal(m, &w, wire.TicketLimits()); err != nil || w == nil {
 		return nil, syntaxErr(0, "not a map of kinds")
 	}
-	if len(w) > strictcbor.MaxCaveatsPerBlock {
+	if len(w) > wire.MaxCaveatsPerBlock {
 		return nil, syntaxErr(0, "too many")
 	}
 	var out []Caveat

@@ -1,6 +1,6 @@
 package caveat
 
-import "github.com/tickettool/tickettool/internal/strictcbor"
+import "github.com/tickettool/tickettool/internal/wire"
 
 // Decoder decodes the caveat maps that lie in one buffer, such as the
 // blocks of one ticket, in a single pass over their bytes. Each value is
@@ -30,8 +30,8 @@ func NewDecoder(buf []byte, room []Caveat) Decoder {
 // within buf[:end]: a block's field 4 (spec/FORMAT.md §3), a CBOR map from
 // kind (an unsigned integer, not 0) to the kind's value, in core
 // deterministic encoding, with kinds strictly ascending, at most
-// strictcbor.MaxCaveatsPerBlock pairs, nesting as inside a block (the map
-// two levels deep) and within strictcbor.TicketLimits(), the map's own size
+// wire.MaxCaveatsPerBlock pairs, nesting as inside a block (the map
+// two levels deep) and within wire.TicketLimits(), the map's own size
 // included. It returns the caveats in kind order and the offset just past
 // the map. Every error wraps ErrSyntax; its Kind is that of the value at
 // fault, 0 for the map.
@@ -39,7 +39,7 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	if start < 0 || end < start || end > len(d.src.b) {
 		return nil, 0, syntaxErr(0, "caveat map lies outside the decoder's buffer")
 	}
-	r := strictcbor.NewReader(d.src.b[:end], strictcbor.TicketLimits())
+	r := wire.NewReader(d.src.b[:end], wire.TicketLimits())
 	r.Seek(start)
 	if r.Peek() != 5 {
 		return nil, 0, syntaxErr(0, "caveats are not a map")
@@ -48,8 +48,8 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	switch {
 	case r.Failed():
 		return nil, 0, syntaxErr(0, "caveat map: %v", relative(r.Err(), start))
-	case n > strictcbor.MaxCaveatsPerBlock:
-		return nil, 0, syntaxErr(0, "more than %d caveats", strictcbor.MaxCaveatsPerBlock)
+	case n > wire.MaxCaveatsPerBlock:
+		return nil, 0, syntaxErr(0, "more than %d caveats", wire.MaxCaveatsPerBlock)
 	case n == 0:
 		return nil, r.Offset(), nil
 	}
@@ -73,8 +73,8 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 			return nil, 0, err
 		}
 	}
-	if r.Offset()-start > strictcbor.TicketLimits().MaxItemSize {
-		return nil, 0, syntaxErr(0, "caveat map: cbor: item larger than %d bytes", strictcbor.TicketLimits().MaxItemSize)
+	if r.Offset()-start > wire.TicketLimits().MaxItemSize {
+		return nil, 0, syntaxErr(0, "caveat map: cbor: item larger than %d bytes", wire.TicketLimits().MaxItemSize)
 	}
 	return cavs, r.Offset(), nil
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // Domain-separation prefixes. Every signature or tag this package makes
@@ -144,7 +144,7 @@ func (r *Record) unsigned() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := strictcbor.Marshal(w)
+	b, err := wire.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %v", err)
 	}
@@ -221,7 +221,7 @@ func decode(data []byte) (Record, []byte, error) {
 	if len(data) == 0 || data[0]>>5 != 5 {
 		return Record{}, nil, errors.New("not a record: a record is a CBOR map")
 	}
-	if err := strictcbor.Unmarshal(data, &w, strictcbor.RecordLimits()); err != nil {
+	if err := wire.Unmarshal(data, &w, wire.RecordLimits()); err != nil {
 		return Record{}, nil, fmt.Errorf("not a canonical record: %v", err)
 	}
 	r := Record{

@@ -7,7 +7,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // Block is one decoded block. Fields marked "block 0" are set only there.
@@ -53,7 +53,7 @@ func encodeBlock(b *Block) error {
 		}
 		w.Caveats[uint64(c.Kind)] = v
 	}
-	raw, err := strictcbor.Marshal(w)
+	raw, err := wire.Marshal(w)
 	if err != nil {
 		return malformed(-1, "cannot encode the block")
 	}
@@ -79,7 +79,7 @@ type blockFields struct {
 func readBlock(raw []byte, off, i int, dec *caveat.Decoder) (blockFields, error) {
 	var f blockFields
 	var prev uint64
-	r := strictcbor.NewReader(raw, strictcbor.TicketLimits())
+	r := wire.NewReader(raw, wire.TicketLimits())
 	for n, j := r.Map(), 0; j < n && !r.Failed(); j++ {
 		k := r.Uint()
 		if r.Failed() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // smallBlocks is room for the blocks of a typical ticket, so that reading
@@ -16,7 +16,7 @@ type smallBlocks struct {
 }
 
 // decodeOwned is Decode for bytes nobody else holds. It reads them in one
-// pass: strictcbor.Reader checks the canonical form of every item as it
+// pass: wire.Reader checks the canonical form of every item as it
 // reads it, and the readers below check what it leaves to them (map keys
 // ascend; each shape is fixed, so nesting is bounded).
 func decodeOwned(data []byte) (*Ticket, error) {
@@ -36,7 +36,7 @@ func readTicket(data []byte, room *smallBlocks) (w wireTicket, blocks ticketBloc
 	seen := 0
 	empty := false
 	var prev uint64
-	r := strictcbor.NewReader(data, strictcbor.TicketLimits())
+	r := wire.NewReader(data, wire.TicketLimits())
 	for n := r.Map(); n > 0 && !r.Failed(); n-- {
 		k := r.Uint()
 		if r.Failed() {
@@ -94,7 +94,7 @@ type ticketBlocks struct {
 
 // readBlocks reads the array of blocks and the offset of each, in room
 // when they fit.
-func readBlocks(r *strictcbor.Reader, room *smallBlocks) ticketBlocks {
+func readBlocks(r *wire.Reader, room *smallBlocks) ticketBlocks {
 	n := r.Array()
 	if n == 0 {
 		return ticketBlocks{}
@@ -110,7 +110,7 @@ func readBlocks(r *strictcbor.Reader, room *smallBlocks) ticketBlocks {
 	return ticketBlocks{raw, offs}
 }
 
-func readByteStrings(r *strictcbor.Reader) [][]byte {
+func readByteStrings(r *wire.Reader) [][]byte {
 	n := r.Array()
 	if n == 0 {
 		return nil
@@ -124,7 +124,7 @@ func readByteStrings(r *strictcbor.Reader) [][]byte {
 
 // readHolderSigs reads field 6: block index → holder signature. It
 // reports false if the indices do not strictly ascend (canonical order).
-func readHolderSigs(r *strictcbor.Reader) (map[uint64][]byte, bool) {
+func readHolderSigs(r *wire.Reader) (map[uint64][]byte, bool) {
 	n := r.Map()
 	m := make(map[uint64][]byte, n)
 	var prev uint64

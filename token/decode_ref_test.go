@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // decodeReference is Decode written with the fxamacker/cbor decoder, as it
@@ -22,7 +22,7 @@ func decodeReference(data []byte) (*Ticket, error) {
 		return nil, malformed(-1, "size")
 	}
 	var w wireTicket
-	if err := strictcbor.Unmarshal(data, &w, strictcbor.TicketLimits()); err != nil {
+	if err := wire.Unmarshal(data, &w, wire.TicketLimits()); err != nil {
 		return nil, malformed(-1, err.Error())
 	}
 	present := 2
@@ -39,7 +39,7 @@ func decodeReference(data []byte) (*Ticket, error) {
 
 func readBlockReference(raw []byte, i int) (blockFields, error) {
 	var w wireBlock
-	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits()); err != nil {
+	if err := wire.Unmarshal(raw, &w, wire.TicketLimits()); err != nil {
 		return blockFields{}, malformed(i, err.Error())
 	}
 	present := 0

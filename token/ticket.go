@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"strings"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // FormatVersion is the version of the ticket format this package writes
@@ -37,7 +37,7 @@ type wireTicket struct {
 // re-encodes to exactly itself. Errors wrap ErrMalformed. The ticket keeps
 // a copy of data, never data itself.
 //
-// Decode reads the canonical bytes by hand (strictcbor.Reader) because the
+// Decode reads the canonical bytes by hand (wire.Reader) because the
 // verifier's hot path starts here; fxamacker/cbor stays the reference
 // decoder, and FuzzDecodeMatchesReference holds the two to one answer.
 func Decode(data []byte) (*Ticket, error) {
@@ -60,7 +60,7 @@ func (t *Ticket) Encode() []byte {
 			w.Holder[uint64(i)] = t.blocks[i].RebindSig
 		}
 	}
-	b, err := strictcbor.Marshal(w)
+	b, err := wire.Marshal(w)
 	if err != nil { // only byte strings and small integers: cannot fail
 		panic("token: internal error: encoding ticket: " + err.Error())
 	}

@@ -1,23 +1,24 @@
-// Package strictcbor holds the one set of CBOR rules every decoder of this
-// module applies: RFC 8949 §4.2.1 core deterministic encoding plus the size
-// limits of limits.go. Two forms apply them: Check (and Unmarshal, which
-// calls it) walks a whole item before any value is read; Reader checks
-// each item as it reads it, for the hand-written decoders of the
-// verifier's hot path, which then keep the two rules Reader leaves them
-// (map keys in order, nesting) by their fixed shapes. Fuzz targets hold
-// Reader to Check and those decoders to fxamacker.
+// Package wire holds the bytes of the module's formats and the one set of
+// CBOR rules every decoder applies: RFC 8949 §4.2.1 core deterministic
+// encoding plus the size limits of limits.go.
 //
-// fxamacker/cbor encodes deterministically but does not reject every
-// non-canonical input on decode (non-shortest heads, unsorted map keys), so
-// Check walks the bytes once, allocation-free, and refuses anything that
-// would not re-encode to itself: indefinite lengths, non-shortest integers
-// and lengths, unsorted or duplicate map keys, tags, floats, simple values
-// other than false and true, map keys other than integers and text
-// strings, invalid UTF-8, trailing bytes and anything
-// over the limits. Only then does Unmarshal hand the bytes to fxamacker,
-// whose own strict options (duplicate keys, unknown fields, no tags, no
-// indefinite lengths) remain on as a second line.
-package strictcbor
+// One reader applies the rules. Reader checks each item as it reads it,
+// for the hand-written decoders of tickets, blocks, caveat values and
+// receipt records, which keep the rules Reader leaves them (map keys in
+// order, nesting) by their fixed shapes; Check and ItemLen read one whole
+// item of any shape with the same Reader (Reader.Raw) before anything
+// else reads it. They refuse anything that would not re-encode to itself:
+// indefinite lengths, non-shortest integers and lengths, unsorted or
+// duplicate map keys, tags, floats, simple values other than false and
+// true, map keys other than integers and text strings, invalid UTF-8,
+// trailing bytes and anything over the limits. Fuzz targets hold the typed
+// reads to Check, Check to fxamacker/cbor's decoder, and the decoders built
+// on Reader to fxamacker-based references (in tests).
+//
+// fxamacker/cbor encodes (Marshal): deterministically, and it stays the
+// reference decoder of the tests (Unmarshal checks with Check first, then
+// decodes with fxamacker's own strict options on as a second line).
+package wire
 
 import (
 	"errors"
@@ -39,7 +40,7 @@ func init() {
 	eo.IndefLength = cbor.IndefLengthForbidden
 	eo.TagsMd = cbor.TagsForbidden
 	if encoder, err = eo.EncMode(); err != nil {
-		panic("strictcbor: encoder options: " + err.Error())
+		panic("wire: encoder options: " + err.Error())
 	}
 	do := cbor.DecOptions{
 		DupMapKey:         cbor.DupMapKeyEnforcedAPF,
@@ -54,7 +55,7 @@ func init() {
 		Inf:               cbor.InfDecodeForbidden,
 	}
 	if decoder, err = do.DecMode(); err != nil {
-		panic("strictcbor: decoder options: " + err.Error())
+		panic("wire: decoder options: " + err.Error())
 	}
 }
 

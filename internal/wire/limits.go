@@ -1,4 +1,4 @@
-package strictcbor
+package wire
 
 // The limits every decoder of this module enforces. They are deliberately
 // small: a ticket describes one piece of work, and a receipt one decision.

@@ -1,6 +1,7 @@
-package strictcbor
+package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
@@ -84,39 +85,46 @@ func (r *Reader) Peek() byte {
 // head reads a head of the given major type (0 to 5) and returns its
 // argument.
 func (r *Reader) head(major byte) uint64 {
+	if r.err == nil && r.off < len(r.b) && r.b[r.off]>>5 != major {
+		r.fail(r.off, "wrong CBOR type: want "+majorName[major], true)
+	}
+	_, arg := r.anyHead()
+	return arg
+}
+
+// anyHead reads a head of any major type and returns the type and its
+// argument: for major type 7 only the one-byte heads (simple values 0 to
+// 23), since floats and the longer simple values are never canonical
+// here.
+func (r *Reader) anyHead() (major byte, arg uint64) {
 	if r.err != nil {
-		return 0
+		return 0, 0
 	}
 	off := r.off
 	if off >= len(r.b) {
 		r.fail(off, "unexpected end of input", false)
-		return 0
+		return 0, 0
 	}
 	ib := r.b[off]
-	if ib>>5 != major {
-		r.fail(off, "wrong CBOR type: want "+majorName[major], true)
-		return 0
-	}
-	ai := ib & 0x1f
-	if ai < 24 {
-		r.off++
-		return uint64(ai)
-	}
+	major, ai := ib>>5, ib&0x1f
 	switch {
+	case ai < 24:
+		r.off++
+		return major, uint64(ai)
 	case ai == 31:
 		r.fail(off, "indefinite length", false)
-		return 0
+		return 0, 0
 	case ai > 27:
 		r.fail(off, "reserved additional information", false)
-		return 0
+		return 0, 0
 	}
 	n := 1 << (ai - 24)
 	if len(r.b)-off-1 < n {
 		r.fail(off, "unexpected end of input", false)
-		return 0
+		return 0, 0
 	}
 	p := r.b[off+1 : off+1+n]
-	var arg, min uint64
+	var min uint64
 	switch n {
 	case 1:
 		arg, min = uint64(p[0]), 24
@@ -127,12 +135,16 @@ func (r *Reader) head(major byte) uint64 {
 	default:
 		arg, min = binary.BigEndian.Uint64(p), 1<<32
 	}
-	if arg < min {
+	switch {
+	case major == 7:
+		r.fail(off, "floating-point or simple value", false)
+		return 0, 0
+	case arg < min:
 		r.fail(off, "integer or length not in shortest form", false)
-		return 0
+		return 0, 0
 	}
 	r.off = off + 1 + n
-	return arg
+	return major, arg
 }
 
 var majorName = [...]string{"unsigned integer", "negative integer", "byte string", "text string", "array", "map"}
@@ -171,7 +183,12 @@ func (r *Reader) Text() []byte { return r.str(3) }
 
 func (r *Reader) str(major byte) []byte {
 	off := r.off
-	n := r.head(major)
+	return r.strBody(major, off, r.head(major))
+}
+
+// strBody reads the n bytes of a string of the given major type (2 or 3)
+// whose head, at off, has been read.
+func (r *Reader) strBody(major byte, off int, n uint64) []byte {
 	switch {
 	case r.err != nil:
 		return nil
@@ -200,21 +217,82 @@ func (r *Reader) str(major byte) []byte {
 // levels deep (1 for a top-level item) in an item whose nesting is bounded
 // by the reader's limits.
 func (r *Reader) Raw(depth int) []byte {
+	start := r.off
+	r.item(depth)
 	if r.err != nil {
 		return nil
 	}
-	start := r.off
-	c := checker{b: r.b[start:], lim: r.lim}
-	end, err := c.item(0, depth)
-	if err != nil {
-		e := err.(*Error)
-		r.fail(start+e.Offset, e.Reason, false)
-		return nil
-	}
-	if r.lim.MaxItemSize > 0 && end > r.lim.MaxItemSize {
+	if r.lim.MaxItemSize > 0 && r.off-start > r.lim.MaxItemSize {
 		r.fail(start, "item larger than "+strconv.Itoa(r.lim.MaxItemSize)+" bytes", false)
 		return nil
 	}
-	r.off = start + end
 	return r.b[start:r.off:r.off]
+}
+
+// item reads one item of any type, depth levels deep, and everything in
+// it. It keeps the three rules the typed reads leave to their callers:
+// map keys ascend, nesting is at most lim.MaxDepth deep, and map keys are
+// integers or text strings.
+//
+// An array or map that announces more entries than bytes remain is not
+// cut short at its head: its entries are read in turn, so that "unexpected
+// end of input" means every byte before the end is a canonical prefix
+// (chain tells a torn receipt tail from damage by it). Each entry takes at
+// least one byte, so the loop ends with the input.
+func (r *Reader) item(depth int) {
+	off := r.off
+	major, arg := r.anyHead()
+	switch {
+	case r.err != nil:
+	case major == 2 || major == 3:
+		r.strBody(major, off, arg)
+	case major == 4 || major == 5:
+		if depth > r.lim.MaxDepth {
+			r.fail(off, "nesting deeper than "+strconv.Itoa(r.lim.MaxDepth), false)
+			return
+		}
+		if r.lim.MaxItems > 0 && arg > uint64(r.lim.MaxItems) {
+			r.fail(off, "too many entries", false)
+			return
+		}
+		if major == 4 {
+			for i := uint64(0); i < arg && r.err == nil; i++ {
+				r.item(depth + 1)
+			}
+			return
+		}
+		r.pairs(arg, depth)
+	case major == 6:
+		r.fail(off, "tags are not allowed", false)
+	case major == 7 && arg != 20 && arg != 21:
+		r.fail(off, "simple value other than false or true", false)
+	}
+}
+
+// pairs reads the n pairs of a map, depth levels deep, checking that its
+// keys are integers or text strings in strictly ascending bytewise order
+// (RFC 8949 §4.2.1).
+func (r *Reader) pairs(n uint64, depth int) {
+	var prev []byte
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		key := r.off
+		if key >= len(r.b) {
+			r.fail(key, "unexpected end of input", false)
+			return
+		}
+		if m := r.b[key] >> 5; m != 0 && m != 1 && m != 3 {
+			r.fail(key, "map key is not an integer or text string", false)
+			return
+		}
+		r.item(depth + 1)
+		if r.err != nil {
+			return
+		}
+		if prev != nil && bytes.Compare(prev, r.b[key:r.off]) >= 0 {
+			r.fail(key, "map keys not in canonical order or duplicated", false)
+			return
+		}
+		prev = r.b[key:r.off]
+		r.item(depth + 1)
+	}
 }
