@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // FuzzParse: Parse never panics, and whatever it accepts prints to a text
@@ -31,11 +32,11 @@ func FuzzParse(f *testing.F) {
 		if err != nil || !d.Equal(c) || d.String() != text {
 			t.Fatalf("Parse(%q) = %+v; its text %q reparses as %+v, %v", s, c, text, d, err)
 		}
-		raw, err := c.MarshalValue()
+		raw, err := wire.EncodeCaveat(c)
 		if err != nil {
 			t.Fatalf("MarshalValue(%s): %v", text, err)
 		}
-		if e, err := caveat.DecodeValue(c.Kind, raw); err != nil || !e.Equal(c) {
+		if e, err := wire.DecodeCaveat(c.Kind, raw); err != nil || !e.Equal(c) {
 			t.Fatalf("DecodeValue(%x) = %+v, %v", raw, e, err)
 		}
 		_ = c.Check(&caveat.Request{Tool: s, Op: s, Paths: []string{s}, URLs: []string{s}, Audience: s}, now, 0)
@@ -67,11 +68,11 @@ func FuzzDecodeValue(f *testing.F) {
 		f.Add(seed.k, seed.hex)
 	}
 	f.Fuzz(func(t *testing.T, k byte, raw []byte) {
-		c, err := caveat.DecodeValue(caveat.Kind(k), raw)
+		c, err := wire.DecodeCaveat(caveat.Kind(k), raw)
 		if err != nil {
 			return
 		}
-		again, err := c.MarshalValue()
+		again, err := wire.EncodeCaveat(c)
 		if err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("DecodeValue(%d, %x) = %+v re-encodes to %x, %v", k, raw, c, again, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // FuzzParseCaveat fuzzes caveat.Parse on KEY=VALUE text at the fixed
@@ -50,22 +51,22 @@ func FuzzParseCaveat(f *testing.F) {
 				t.Fatalf("Parse(%q) = %+v prints %q, which parses (at %v) to %+v, %v", s, c, text, at, d, err)
 			}
 		}
-		raw, err := c.MarshalValue()
+		raw, err := wire.EncodeCaveat(c)
 		if err != nil {
 			t.Fatalf("MarshalValue(%s): %v", text, err)
 		}
-		d, err := caveat.DecodeValue(c.Kind, raw)
+		d, err := wire.DecodeCaveat(c.Kind, raw)
 		if err != nil || !d.Equal(c) {
 			t.Fatalf("%s: value %x decodes to %+v, %v", text, raw, d, err)
 		}
-		if again, err := d.MarshalValue(); err != nil || !bytes.Equal(again, raw) {
+		if again, err := wire.EncodeCaveat(d); err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("%s: value %x re-marshals to %x, %v", text, raw, again, err)
 		}
 		checkCaveatSemantics(t, c)
 	})
 }
 
-// FuzzDecodeCaveatValue fuzzes caveat.DecodeValue(kind, raw). Properties:
+// FuzzDecodeCaveatValue fuzzes wire.DecodeCaveat(kind, raw). Properties:
 //   - a refusal is a *caveat.Error matching ErrSyntax;
 //   - accepted: the caveat has the kind asked for, MarshalValue() == raw,
 //     and the result does not alias raw (scribbling over the input after
@@ -77,9 +78,9 @@ func FuzzParseCaveat(f *testing.F) {
 func FuzzDecodeCaveatValue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint64, raw []byte) {
 		k := caveat.Kind(kind)
-		sampleAllocs(t, "caveat.DecodeValue", len(raw), func() { caveat.DecodeValue(k, raw) })
+		sampleAllocs(t, "caveat.DecodeValue", len(raw), func() { wire.DecodeCaveat(k, raw) })
 		in := append([]byte(nil), raw...)
-		c, err := caveat.DecodeValue(k, in)
+		c, err := wire.DecodeCaveat(k, in)
 		if err != nil {
 			var ce *caveat.Error
 			if !errors.Is(err, caveat.ErrSyntax) || !errors.As(err, &ce) {
@@ -93,11 +94,11 @@ func FuzzDecodeCaveatValue(f *testing.F) {
 		if c.Kind != k {
 			t.Fatalf("DecodeValue(%d, %x) has kind %d", kind, raw, c.Kind)
 		}
-		again, err := c.MarshalValue()
+		again, err := wire.EncodeCaveat(c)
 		if err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("DecodeValue(%d, %x) = %+v re-encodes to %x, %v (or aliases its input)", kind, raw, c, again, err)
 		}
-		if fresh, err := caveat.DecodeValue(k, raw); err != nil || !fresh.Equal(c) {
+		if fresh, err := wire.DecodeCaveat(k, raw); err != nil || !fresh.Equal(c) {
 			t.Fatalf("DecodeValue(%d, %x): result changed when its input was overwritten: %+v vs %+v", kind, raw, c, fresh)
 		}
 		if k.Known() {

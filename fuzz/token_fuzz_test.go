@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -327,11 +328,11 @@ func roundTrip(t *testing.T, what string, tk *token.Ticket) {
 // checkDecodedCaveat asserts that a caveat decoded from a ticket is valid.
 func checkDecodedCaveat(t *testing.T, c caveat.Caveat) {
 	t.Helper()
-	raw, err := c.MarshalValue()
+	raw, err := wire.EncodeCaveat(c)
 	if err != nil {
 		t.Fatalf("decoded caveat %v does not marshal: %v", c, err)
 	}
-	d, err := caveat.DecodeValue(c.Kind, raw)
+	d, err := wire.DecodeCaveat(c.Kind, raw)
 	if err != nil || !d.Equal(c) {
 		t.Fatalf("decoded caveat %v: its value %x decodes to %v, %v", c, raw, d, err)
 	}

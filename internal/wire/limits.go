@@ -23,6 +23,13 @@ const (
 	MaxRecordBytes = 16 << 10
 )
 
+// Chunk sizes: how many caveats and list entries a CaveatDecoder
+// allocates at once when fewer are needed.
+const (
+	cavChunk  = 4
+	listChunk = 8
+)
+
 // Limits parametrise the canonical-form check for one kind of item.
 type Limits struct {
 	MaxDepth    int // arrays and maps nested at most this deep (top level is 1)

@@ -73,6 +73,19 @@ func (r *Reader) fail(off int, reason string, wrongType bool) {
 	}
 }
 
+// failure describes the first failure in a message about the item that
+// starts at offset start and that the message calls what, counting bytes
+// from start: "byte 3 of the value: text string too long".
+func (r *Reader) failure(what string, start int) string {
+	switch {
+	case r.err == nil:
+		return ""
+	case r.err.Offset < start:
+		return what + ": " + r.err.Reason
+	}
+	return "byte " + strconv.Itoa(r.err.Offset-start) + " of the " + what + ": " + r.err.Reason
+}
+
 // Peek returns the major type of the next item, or 255 at the end or after
 // a failure.
 func (r *Reader) Peek() byte {
