@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/wire"
 )
 
 var benchSizes = []int{1, 10, 100, 1000}
@@ -84,20 +83,6 @@ func BenchmarkScopeAddPaths(b *testing.B) {
 		var s caveat.Scope
 		_ = s.Add(0, p)
 		if err := s.Add(1, c); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkDecodeValuePaths(b *testing.B) {
-	e := make([]string, 100)
-	for i := range e {
-		e[i] = fmt.Sprintf("src/pkg%04d/", i)
-	}
-	raw, _ := wire.EncodeCaveat(must(caveat.NewPaths(e...)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := wire.DecodeCaveat(caveat.Paths, raw); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -128,11 +128,11 @@ func TestPropCBORRoundTrip(t *testing.T) {
 		c := genAnyCaveat(t)
 		raw, err := wire.EncodeCaveat(c)
 		if err != nil {
-			t.Fatalf("MarshalValue(%s): %v", c, err)
+			t.Fatalf("EncodeCaveat(%s): %v", c, err)
 		}
 		d, err := wire.DecodeCaveat(c.Kind, raw)
 		if err != nil || !d.Equal(c) {
-			t.Fatalf("DecodeValue(%x) = %+v, %v; want %+v", raw, d, err, c)
+			t.Fatalf("DecodeCaveat(%x) = %+v, %v; want %+v", raw, d, err, c)
 		}
 		again, err := wire.EncodeCaveat(d)
 		if err != nil || !bytes.Equal(again, raw) {

@@ -10,7 +10,7 @@ import (
 	"github.com/tickettool/tickettool/internal/wire"
 )
 
-// truncatedReason is strictcbor's reason for an item cut short by the end
+// truncatedReason is internal/wire's reason for an item cut short by the end
 // of its input; TestTornEveryLength pins it.
 const truncatedReason = "unexpected end of input"
 
@@ -74,7 +74,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 
 // isTorn reports whether tail, the rest of a log, is what an interrupted
 // append leaves: a map head and then bytes that are all a canonical prefix,
-// cut short by the end of the file (err is strictcbor's truncation error,
+// cut short by the end of the file (err is internal/wire's truncation error,
 // which it gives only when every byte before the end could start a
 // canonical item), or zero bytes only (what some file systems leave after
 // a power loss). FORMAT.md §2 states the rule byte by byte.

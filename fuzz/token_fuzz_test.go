@@ -163,7 +163,7 @@ func checkTokenError(t *testing.T, err error) {
 //     MaxCaveatsPerBlock caveats per block in strictly increasing kind
 //     order, block 0 with a known mode, a key id of 1..64 bytes and a
 //     16-byte ticket id; every block's Bytes() occur in data;
-//   - every decoded caveat is valid: MarshalValue succeeds and decodes to an
+//   - every decoded caveat is valid: wire.EncodeCaveat succeeds and decodes to an
 //     equal caveat; a known kind's text parses back to it;
 //   - the unverified accessors do not panic;
 //   - its chain verifies under a fixed key only if data is a ticket we

@@ -95,7 +95,7 @@ func DecodeCaveat(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
 
 // decodeInto reads one value of kind k from r, which reads src.b, at the
 // given depth (1 for a top-level item; wire.Reader.Raw), checks it
-// as DecodeValue does and sets *c, which must be the zero Caveat, to it.
+// as DecodeCaveat does and sets *c, which must be the zero Caveat, to it.
 // Its strings are substrings of src's one copy; its list comes from
 // entries when that is not nil. On error *c is left partly set.
 func decodeInto(c *caveat.Caveat, k caveat.Kind, r *Reader, src *source, entries *[]string, depth int) error {

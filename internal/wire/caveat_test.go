@@ -3,6 +3,7 @@ package wire_test
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -153,5 +154,45 @@ func TestEncodeCaveatRefusesInvalid(t *testing.T) {
 	} {
 		_, err := wire.EncodeCaveat(c)
 		wantErr(t, name, err, caveat.ErrSyntax)
+	}
+}
+
+// TestCaveatBoundsAreTheFormats: package caveat bounds lists and text with
+// its own constants; they must be this package's MaxListItems and
+// MaxStringBytes, or a valid caveat could make a ticket no reader accepts
+// (or the reverse).
+func TestCaveatBoundsAreTheFormats(t *testing.T) {
+	for _, n := range []int{wire.MaxListItems, wire.MaxListItems + 1} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("t%05d", i)
+		}
+		c, err := caveat.NewTools(names...)
+		if (err == nil) != (n == wire.MaxListItems) {
+			t.Fatalf("NewTools with %d entries: %v", n, err)
+		}
+		if err != nil {
+			continue
+		}
+		raw, err := wire.EncodeCaveat(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wire.DecodeCaveat(caveat.Tools, raw); err != nil {
+			t.Fatalf("a list of %d entries: %v", n, err)
+		}
+	}
+	for _, n := range []int{wire.MaxStringBytes, wire.MaxStringBytes + 1} {
+		c, err := caveat.NewIntent(strings.Repeat("x", n))
+		if (err == nil) != (n == wire.MaxStringBytes) {
+			t.Fatalf("NewIntent of %d bytes: %v", n, err)
+		}
+		if err != nil {
+			continue
+		}
+		raw, _ := wire.EncodeCaveat(c)
+		if _, err := wire.DecodeCaveat(caveat.Intent, raw); err != nil {
+			t.Fatalf("an intent of %d bytes: %v", n, err)
+		}
 	}
 }

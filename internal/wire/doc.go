@@ -1,23 +1,37 @@
-// Package wire holds the bytes of the module's formats and the one set of
-// CBOR rules every decoder applies: RFC 8949 §4.2.1 core deterministic
-// encoding plus the size limits of limits.go.
+// Package wire is the module's one wire layer: the bytes of its formats
+// and the one set of CBOR rules every decoder applies, RFC 8949 §4.2.1
+// core deterministic encoding plus the size limits of limits.go.
 //
-// One reader applies the rules. Reader checks each item as it reads it,
-// for the hand-written decoders of tickets, blocks, caveat values and
-// receipt records, which keep the rules Reader leaves them (map keys in
-// order, nesting) by their fixed shapes; Check and ItemLen read one whole
-// item of any shape with the same Reader (Reader.Raw) before anything
-// else reads it. They refuse anything that would not re-encode to itself:
-// indefinite lengths, non-shortest integers and lengths, unsorted or
-// duplicate map keys, tags, floats, simple values other than false and
-// true, map keys other than integers and text strings, invalid UTF-8,
-// trailing bytes and anything over the limits. Fuzz targets hold the typed
-// reads to Check, Check to fxamacker/cbor's decoder, and the decoders built
-// on Reader to fxamacker-based references (in tests).
+// It holds:
 //
-// fxamacker/cbor encodes (Marshal): deterministically, and it stays the
-// reference decoder of the tests (Unmarshal checks with Check first, then
-// decodes with fxamacker's own strict options on as a second line).
+//   - the canonical CBOR reader, Reader, and the check of a whole item,
+//     Check and ItemLen, which read with the same Reader (Reader.Raw);
+//   - the wire structs of a ticket (Ticket, spec/FORMAT.md §2), a block
+//     (Block, §3) and a receipt record (Record, chain/FORMAT.md §1), which
+//     Marshal writes, and their one-pass readers ReadTicket, ReadBlock and
+//     ReadRecord, built on Reader: tickets and records are read the same
+//     way, each kind of item within its Limits (TicketLimits,
+//     RecordLimits);
+//   - the caveat value codec (spec/FORMAT.md §5): EncodeCaveat,
+//     DecodeCaveat and CaveatDecoder, which reads every caveat map of a
+//     ticket in one pass. Package caveat has no CBOR in its API; its
+//     Caveat.Valid is the rule the codec applies.
+//
+// The readers check what is in the bytes (canonical form, known fields,
+// types, fields present with an empty value); what the fields mean is
+// their callers' (token, chain). They refuse anything that would not
+// re-encode to itself: indefinite lengths, non-shortest integers and
+// lengths, unsorted or duplicate map keys, tags, floats, simple values
+// other than false and true, map keys other than integers and text
+// strings, invalid UTF-8, trailing bytes and anything over the limits.
+// Errors of the readers are *Error (no package prefix: the caller adds
+// its own, once); those of the caveat codec are *caveat.Error.
+//
+// fxamacker/cbor encodes (Marshal), deterministically, and stays the
+// reference decoder of the tests: Unmarshal checks with Check first, then
+// decodes with fxamacker's own strict options on as a second line. Fuzz
+// targets hold the typed reads to Check, Check to fxamacker's decoder, and
+// the readers and the caveat codec to fxamacker-based references.
 package wire
 
 import (
@@ -63,7 +77,9 @@ func init() {
 func Marshal(v any) ([]byte, error) { return encoder.Marshal(v) }
 
 // Unmarshal checks that data is exactly one canonical item within lim and
-// then decodes it into v, refusing unknown struct fields.
+// then decodes it into v, refusing unknown struct fields. No decoder of
+// the module uses it: it is the tests' reference decoder, which the
+// readers above are held to.
 func Unmarshal(data []byte, v any, lim Limits) error {
 	if err := Check(data, lim); err != nil {
 		return err

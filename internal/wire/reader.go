@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
@@ -223,89 +222,4 @@ func (r *Reader) strBody(major byte, off int, n uint64) []byte {
 	}
 	r.off = end
 	return s
-}
-
-// Raw reads the next item, whatever it is, and returns its exact bytes,
-// after checking it entirely as Check does, given that it lies depth
-// levels deep (1 for a top-level item) in an item whose nesting is bounded
-// by the reader's limits.
-func (r *Reader) Raw(depth int) []byte {
-	start := r.off
-	r.item(depth)
-	if r.err != nil {
-		return nil
-	}
-	if r.lim.MaxItemSize > 0 && r.off-start > r.lim.MaxItemSize {
-		r.fail(start, "item larger than "+strconv.Itoa(r.lim.MaxItemSize)+" bytes", false)
-		return nil
-	}
-	return r.b[start:r.off:r.off]
-}
-
-// item reads one item of any type, depth levels deep, and everything in
-// it. It keeps the three rules the typed reads leave to their callers:
-// map keys ascend, nesting is at most lim.MaxDepth deep, and map keys are
-// integers or text strings.
-//
-// An array or map that announces more entries than bytes remain is not
-// cut short at its head: its entries are read in turn, so that "unexpected
-// end of input" means every byte before the end is a canonical prefix
-// (chain tells a torn receipt tail from damage by it). Each entry takes at
-// least one byte, so the loop ends with the input.
-func (r *Reader) item(depth int) {
-	off := r.off
-	major, arg := r.anyHead()
-	switch {
-	case r.err != nil:
-	case major == 2 || major == 3:
-		r.strBody(major, off, arg)
-	case major == 4 || major == 5:
-		if depth > r.lim.MaxDepth {
-			r.fail(off, "nesting deeper than "+strconv.Itoa(r.lim.MaxDepth), false)
-			return
-		}
-		if r.lim.MaxItems > 0 && arg > uint64(r.lim.MaxItems) {
-			r.fail(off, "too many entries", false)
-			return
-		}
-		if major == 4 {
-			for i := uint64(0); i < arg && r.err == nil; i++ {
-				r.item(depth + 1)
-			}
-			return
-		}
-		r.pairs(arg, depth)
-	case major == 6:
-		r.fail(off, "tags are not allowed", false)
-	case major == 7 && arg != 20 && arg != 21:
-		r.fail(off, "simple value other than false or true", false)
-	}
-}
-
-// pairs reads the n pairs of a map, depth levels deep, checking that its
-// keys are integers or text strings in strictly ascending bytewise order
-// (RFC 8949 §4.2.1).
-func (r *Reader) pairs(n uint64, depth int) {
-	var prev []byte
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		key := r.off
-		if key >= len(r.b) {
-			r.fail(key, "unexpected end of input", false)
-			return
-		}
-		if m := r.b[key] >> 5; m != 0 && m != 1 && m != 3 {
-			r.fail(key, "map key is not an integer or text string", false)
-			return
-		}
-		r.item(depth + 1)
-		if r.err != nil {
-			return
-		}
-		if prev != nil && bytes.Compare(prev, r.b[key:r.off]) >= 0 {
-			r.fail(key, "map keys not in canonical order or duplicated", false)
-			return
-		}
-		prev = r.b[key:r.off]
-		r.item(depth + 1)
-	}
 }
