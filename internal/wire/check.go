@@ -80,11 +80,12 @@ func (r *Reader) Raw(depth int) []byte {
 // least one byte, so the loop ends with the input.
 func (r *Reader) item(depth int) {
 	off := r.off
-	major, arg := r.anyHead()
+	major, arg := r.readHead(anyType)
 	switch {
 	case r.err != nil:
 	case major == 2 || major == 3:
-		r.strBody(major, off, arg)
+		r.off = off // read it again as a string
+		r.str(major)
 	case major == 4 || major == 5:
 		if depth > r.lim.MaxDepth {
 			r.fail(off, "nesting deeper than "+strconv.Itoa(r.lim.MaxDepth), false)

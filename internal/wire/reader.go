@@ -97,19 +97,24 @@ func (r *Reader) Peek() byte {
 // head reads a head of the given major type (0 to 5) and returns its
 // argument.
 func (r *Reader) head(major byte) uint64 {
-	if r.err == nil && r.off < len(r.b) && r.b[r.off]>>5 != major {
-		r.fail(r.off, "wrong CBOR type: want "+majorName[major], true)
-	}
-	_, arg := r.anyHead()
+	_, arg := r.readHead(major)
 	return arg
 }
 
-// anyHead reads a head of any major type and returns the type and its
-// argument: for major type 7 only the one-byte heads (simple values 0 to
-// 23), since floats and the longer simple values are never canonical
-// here.
-func (r *Reader) anyHead() (major byte, arg uint64) {
+// anyType asks readHead for a head of any major type.
+const anyType = 255
+
+// readHead reads a head of major type want (0 to 5), or of any type when
+// want is anyType, and returns its type and argument: for major type 7
+// only the one-byte heads (simple values 0 to 23), since floats and the
+// longer simple values are never canonical here. Every read of this
+// package goes through it.
+func (r *Reader) readHead(want byte) (major byte, arg uint64) {
 	if r.err != nil {
+		return 0, 0
+	}
+	if want != anyType && r.off < len(r.b) && r.b[r.off]>>5 != want {
+		r.fail(r.off, "wrong CBOR type: want "+majorName[want], true)
 		return 0, 0
 	}
 	off := r.off
@@ -193,14 +198,10 @@ func (r *Reader) Bytes() []byte { return r.str(2) }
 // Text reads a text string, checked to be valid UTF-8, as bytes.
 func (r *Reader) Text() []byte { return r.str(3) }
 
+// str reads a string of the given major type (2 or 3).
 func (r *Reader) str(major byte) []byte {
 	off := r.off
-	return r.strBody(major, off, r.head(major))
-}
-
-// strBody reads the n bytes of a string of the given major type (2 or 3)
-// whose head, at off, has been read.
-func (r *Reader) strBody(major byte, off int, n uint64) []byte {
+	n := r.head(major)
 	switch {
 	case r.err != nil:
 		return nil
