@@ -87,17 +87,3 @@ func BenchmarkScopeAddPaths(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkDecodeValuePaths(b *testing.B) {
-	e := make([]string, 100)
-	for i := range e {
-		e[i] = fmt.Sprintf("src/pkg%04d/", i)
-	}
-	raw, _ := must(caveat.NewPaths(e...)).MarshalValue()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := caveat.DecodeValue(caveat.Paths, raw); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -1,23 +1,25 @@
 // Package caveat holds the caveat kinds of a capability ticket: their text
-// form (KEY=VALUE, as typed on a command line), their CBOR value form, the
-// check of one caveat against one request, and the narrowing relation that
-// attenuation and verification use (Scope).
+// form (KEY=VALUE, as typed on a command line), the check of one caveat
+// against one request, and the narrowing relation that attenuation and
+// verification use (Scope). Their CBOR value form (spec/FORMAT.md §5) is
+// not this package's: the ticket's wire layer (internal/wire, used by
+// package token) writes and reads it, and calls Valid.
 //
 // # Values
 //
 // A Caveat is a value. Every function that returns one (the New
-// constructors, Parse, DecodeValue, Decoder.DecodeMap) returns it valid
-// and canonical: lists
+// constructors, Parse, and the ticket decoder) returns it valid and
+// canonical (Valid returns nil): lists
 // sorted bytewise and free of duplicates, path prefixes ending in "/", host
 // patterns lowercase, and every field that the kind does not use left zero.
 // Treat the slices of a Caveat as immutable once it exists: Scope keeps
 // them without copying.
 //
-// Three renderings of a valid caveat round-trip exactly:
+// The text form of a valid caveat of a known kind round-trips exactly:
 //
-//	Parse(c.String(), anyNow)        == c   (known kinds)
-//	DecodeValue(c.Kind, MarshalValue) == c
-//	MarshalValue(DecodeValue(raw))    == raw, byte for byte
+//	Parse(c.String(), anyNow) == c
+//
+// and so does its CBOR value, in both directions, byte for byte.
 //
 // A caveat of a kind this package does not know (for example one written
 // by a newer version) decodes into Caveat{Kind: k, Raw: raw} so its ticket

@@ -2,9 +2,15 @@ package caveat
 
 // Limits. Every numeric bound of the package lives here; those of values
 // are the format's (spec/CAVEATS.md, spec/FORMAT.md §5 and §6 state the
-// same numbers), those of messages and allocation are the package's own.
-// The bounds every CBOR item shares (list entries, text bytes, nesting)
-// are internal/strictcbor's.
+// same numbers), those of messages are the package's own.
+
+// Lists and text: the bounds the format sets on every list and text
+// string of a ticket (internal/wire's MaxListItems and MaxStringBytes,
+// which a test there holds to these).
+const (
+	maxEntries   = 1024 // entries of one list
+	maxTextBytes = 1024 // bytes of one list entry or intent
+)
 
 // Entry syntax of the list kinds.
 const (
@@ -31,11 +37,4 @@ const (
 	maxShowBytes = 128
 	// maxShown bounds how many entries of a list a message prints.
 	maxShown = 5
-)
-
-// Chunk sizes: how many caveats and list entries a Decoder allocates at
-// once when fewer are needed.
-const (
-	cavChunk  = 4
-	listChunk = 8
 )

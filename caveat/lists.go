@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
 // listProblem returns why list is not a valid list of kind k as a decoded
@@ -15,7 +13,7 @@ func listProblem(k Kind, list []string) string {
 	if len(list) == 0 {
 		return "list is empty"
 	}
-	if len(list) > strictcbor.MaxListItems {
+	if len(list) > maxEntries {
 		return "list has more than 1024 entries"
 	}
 	for i, e := range list {
@@ -31,7 +29,7 @@ func listProblem(k Kind, list []string) string {
 
 // entryProblem returns why e is not a canonical entry of kind k, or "".
 func entryProblem(k Kind, e string) string {
-	if len(e) > strictcbor.MaxStringBytes {
+	if len(e) > maxTextBytes {
 		return "is longer than 1024 bytes"
 	}
 	switch k {

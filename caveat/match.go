@@ -64,8 +64,8 @@ var noRequest Request
 //     always hold here.
 //   - an unknown kind never holds: unknown kinds fail closed.
 //
-// Check assumes c is valid (as every constructor, Parse and DecodeValue
-// return it). It does not re-validate: a hand-built invalid caveat can be
+// Check assumes c is valid (as every constructor and Parse return it, and
+// Valid reports). It does not re-validate: a hand-built invalid caveat can be
 // refused wrongly but never admits more than its entries say, since every
 // match is an exact lookup. Check does not allocate unless it refuses or a
 // URL must be parsed.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 	"pgregory.net/rapid"
 )
 
@@ -125,15 +126,15 @@ func TestPropIntentRoundTrip(t *testing.T) {
 func TestPropCBORRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genAnyCaveat(t)
-		raw, err := c.MarshalValue()
+		raw, err := wire.EncodeCaveat(c)
 		if err != nil {
-			t.Fatalf("MarshalValue(%s): %v", c, err)
+			t.Fatalf("EncodeCaveat(%s): %v", c, err)
 		}
-		d, err := caveat.DecodeValue(c.Kind, raw)
+		d, err := wire.DecodeCaveat(c.Kind, raw)
 		if err != nil || !d.Equal(c) {
-			t.Fatalf("DecodeValue(%x) = %+v, %v; want %+v", raw, d, err, c)
+			t.Fatalf("DecodeCaveat(%x) = %+v, %v; want %+v", raw, d, err, c)
 		}
-		again, err := d.MarshalValue()
+		again, err := wire.EncodeCaveat(d)
 		if err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("re-encoding %x gave %x, %v", raw, again, err)
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/internal/echo"
-	"github.com/tickettool/tickettool/internal/strictcbor"
 )
 
 // Parse parses one caveat in its text form KEY=VALUE, as typed on a
@@ -46,8 +45,8 @@ func Parse(s string, now time.Time) (Caveat, error) {
 	}
 	switch k {
 	case Tools, Ops, Paths, Hosts, Audience:
-		if strings.Count(val, ",") >= strictcbor.MaxListItems {
-			return Caveat{}, syntaxErr(k, "more than %d entries", strictcbor.MaxListItems)
+		if strings.Count(val, ",") >= maxEntries {
+			return Caveat{}, syntaxErr(k, "more than %d entries", maxEntries)
 		}
 		c, err := newList(k, strings.Split(val, ","))
 		if err != nil && echo.LooksLikeKey(val) {

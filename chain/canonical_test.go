@@ -6,7 +6,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // minimalMap is the generic map form of a minimal Ed25519 record.
@@ -16,7 +16,7 @@ func minimalMap(sig []byte, prev [32]byte) map[uint64]any {
 
 func mustCBOR(t *testing.T, v any) []byte {
 	t.Helper()
-	b, err := strictcbor.Marshal(v)
+	b, err := wire.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@
 // the origin hash SHA-256("tickettool/v1 receipt origin" || 0x00 ||
 // origin), which binds the whole chain to the log's origin.
 //
-// Decoding is strict: one canonical item (internal/strictcbor), no
+// Decoding is strict: one canonical item (internal/wire), no
 // unknown, missing or empty-but-present field, values within limits.go,
 // and the record must re-encode to exactly its bytes.
 //

@@ -3,7 +3,7 @@ package chain
 import (
 	"time"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // Limits. Every numeric bound of the package lives here; changing one
@@ -11,7 +11,7 @@ import (
 // FORMAT.md states them too.
 const (
 	// MaxRecordBytes bounds the encoding of one record (RFC 8949 item).
-	MaxRecordBytes = strictcbor.MaxRecordBytes
+	MaxRecordBytes = wire.MaxRecordBytes
 
 	// MaxIDBytes bounds a ticket id and a family id.
 	MaxIDBytes = 64

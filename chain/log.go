@@ -38,10 +38,6 @@ type Log struct {
 	err error // sticky: after a failed fsync nothing more is appended
 }
 
-// writeHook, when set (by tests only), replaces the single write of an
-// append, e.g. to split it in two so that a kill can tear it.
-var writeHook func(f *os.File, b []byte) (int, error)
-
 // Open opens the log at path for appending with the signing key for
 // origin, creating it (mode 0600: receipts name tools, paths and hosts;
 // hand auditors a copy) when absent and syncing its directory. Open checks
@@ -172,11 +168,7 @@ func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 		out[i] = r
 		tailLen = int64(len(b))
 	}
-	write := (*os.File).Write
-	if writeHook != nil {
-		write = writeHook
-	}
-	if _, err := write(l.f, buf); err != nil {
+	if _, err := l.f.Write(buf); err != nil {
 		l.valid = false // a partial write leaves a torn tail; rescan finds it
 		return nil, fileErr("append to log", l.f.Name(), err)
 	}

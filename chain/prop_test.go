@@ -8,7 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // optBytes draws nil or 1..max bytes (an empty field decodes as nil).
@@ -54,7 +54,7 @@ func TestPropertyRoundTrip(t *testing.T) {
 		}
 		w, _ := r.toWire()
 		w.Sig = r.Sig
-		if direct, _ := strictcbor.Marshal(w); !bytes.Equal(direct, b) {
+		if direct, _ := wire.Marshal(w); !bytes.Equal(direct, b) {
 			t.Fatalf("Marshal differs from the deterministic encoding of the map")
 		}
 		got, err := Decode(b)

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // Domain-separation prefixes. Every signature or tag this package makes
@@ -46,28 +46,6 @@ type Record struct {
 	Sig      []byte   // signature over SigningInput
 }
 
-// wireRecord is the CBOR map of a record (RFC 8949 §4.2.1 deterministic
-// encoding, integer keys in ascending order). Required fields have no
-// omitempty: seq, time, kind, prev and alg are always present.
-type wireRecord struct {
-	Seq      uint64   `cbor:"1,keyasint"`
-	Time     uint64   `cbor:"2,keyasint"`
-	Kind     uint8    `cbor:"3,keyasint"`
-	TicketID []byte   `cbor:"4,keyasint,omitempty"`
-	FamilyID []byte   `cbor:"5,keyasint,omitempty"`
-	Block    uint64   `cbor:"6,keyasint,omitempty"`
-	Tool     string   `cbor:"7,keyasint,omitempty"`
-	Op       string   `cbor:"8,keyasint,omitempty"`
-	Subjects []string `cbor:"9,keyasint,omitempty"`
-	Check    string   `cbor:"10,keyasint,omitempty"`
-	Caveat   string   `cbor:"11,keyasint,omitempty"`
-	Reason   string   `cbor:"12,keyasint,omitempty"`
-	Note     string   `cbor:"13,keyasint,omitempty"`
-	Prev     []byte   `cbor:"14,keyasint"`
-	Alg      uint8    `cbor:"15,keyasint"`
-	Sig      []byte   `cbor:"16,keyasint,omitempty"`
-}
-
 // OriginHash is the prev value of a log's first record:
 // SHA-256("tickettool/v1 receipt origin" || 0x00 || origin). It binds the
 // whole chain to the log's origin.
@@ -90,8 +68,8 @@ func checkText(field string, s string, max int) error {
 }
 
 // toWire checks r's fields and returns its wire form without the signature.
-func (r *Record) toWire() (wireRecord, error) {
-	var w wireRecord
+func (r *Record) toWire() (wire.Record, error) {
+	var w wire.Record
 	if !r.Kind.valid() {
 		return w, fmt.Errorf("invalid kind %d", r.Kind)
 	}
@@ -128,7 +106,7 @@ func (r *Record) toWire() (wireRecord, error) {
 			return w, err
 		}
 	}
-	w = wireRecord{
+	w = wire.Record{
 		Seq: r.Seq, Time: uint64(ms), Kind: uint8(r.Kind),
 		TicketID: r.TicketID, FamilyID: r.FamilyID, Block: uint64(r.Block),
 		Tool: r.Tool, Op: r.Op, Subjects: r.Subjects,
@@ -144,7 +122,7 @@ func (r *Record) unsigned() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := strictcbor.Marshal(w)
+	b, err := wire.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %v", err)
 	}
@@ -217,11 +195,11 @@ func Decode(data []byte) (Record, error) {
 // decode returns the record and its signing input, or an error whose text
 // is a reason without the package prefix.
 func decode(data []byte) (Record, []byte, error) {
-	var w wireRecord
 	if len(data) == 0 || data[0]>>5 != 5 {
 		return Record{}, nil, errors.New("not a record: a record is a CBOR map")
 	}
-	if err := strictcbor.Unmarshal(data, &w, strictcbor.RecordLimits()); err != nil {
+	w, err := wire.ReadRecord(data)
+	if err != nil {
 		return Record{}, nil, fmt.Errorf("not a canonical record: %v", err)
 	}
 	r := Record{

@@ -7,10 +7,10 @@ import (
 	"io"
 	"iter"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
-// truncatedReason is strictcbor's reason for an item cut short by the end
+// truncatedReason is internal/wire's reason for an item cut short by the end
 // of its input; TestTornEveryLength pins it.
 const truncatedReason = "unexpected end of input"
 
@@ -43,7 +43,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 	// bytes to its start) up to MaxRecordBytes or the end of the input, and
 	// is classified there.
 	if buf, _ := s.br.Peek(s.br.Buffered()); len(buf) > 0 && buf[0]>>5 == 5 {
-		if n, err := strictcbor.ItemLen(buf, strictcbor.RecordLimits()); err == nil {
+		if n, err := wire.ItemLen(buf, wire.RecordLimits()); err == nil {
 			off := s.off
 			s.pending, s.off, s.index = n, s.off+int64(n), s.index+1
 			return buf[:n], off, nil
@@ -60,7 +60,7 @@ func (s *scanner) next() ([]byte, int64, error) {
 	if len(buf) == 0 {
 		return nil, s.off, io.EOF
 	}
-	n, cerr := strictcbor.ItemLen(buf, strictcbor.RecordLimits())
+	n, cerr := wire.ItemLen(buf, wire.RecordLimits())
 	if atEOF && isTorn(buf, cerr) {
 		return nil, s.off, s.tornBreak(buf, cerr)
 	}
@@ -74,12 +74,12 @@ func (s *scanner) next() ([]byte, int64, error) {
 
 // isTorn reports whether tail, the rest of a log, is what an interrupted
 // append leaves: a map head and then bytes that are all a canonical prefix,
-// cut short by the end of the file (err is strictcbor's truncation error,
+// cut short by the end of the file (err is internal/wire's truncation error,
 // which it gives only when every byte before the end could start a
 // canonical item), or zero bytes only (what some file systems leave after
 // a power loss). FORMAT.md §2 states the rule byte by byte.
 func isTorn(tail []byte, err error) bool {
-	var ce *strictcbor.Error
+	var ce *wire.Error
 	if err != nil && errors.As(err, &ce) && ce.Reason == truncatedReason && tail[0]>>5 == 5 {
 		return true
 	}
@@ -130,7 +130,7 @@ func recordAfter(b []byte) int {
 			return -2
 		}
 		item := b[i:min(len(b), i+MaxRecordBytes)]
-		n, err := strictcbor.ItemLen(item, strictcbor.RecordLimits())
+		n, err := wire.ItemLen(item, wire.RecordLimits())
 		if err != nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // FuzzParseCaveat fuzzes caveat.Parse on KEY=VALUE text at the fixed
@@ -18,8 +19,8 @@ import (
 //     prints the same text, also at another clock (relative times are
 //     resolved when parsed, so the printed form is absolute);
 //   - the key before "=" names the caveat's kind (ParseKind);
-//   - the CBOR value round-trips: DecodeValue(MarshalValue(c)) equals c
-//     and re-marshals to the same bytes;
+//   - the CBOR value round-trips: wire.DecodeCaveat(wire.EncodeCaveat(c))
+//     equals c and re-encodes to the same bytes;
 //   - checkCaveatSemantics;
 //   - allocation stays within the stated bound (sampled).
 func FuzzParseCaveat(f *testing.F) {
@@ -50,24 +51,24 @@ func FuzzParseCaveat(f *testing.F) {
 				t.Fatalf("Parse(%q) = %+v prints %q, which parses (at %v) to %+v, %v", s, c, text, at, d, err)
 			}
 		}
-		raw, err := c.MarshalValue()
+		raw, err := wire.EncodeCaveat(c)
 		if err != nil {
-			t.Fatalf("MarshalValue(%s): %v", text, err)
+			t.Fatalf("EncodeCaveat(%s): %v", text, err)
 		}
-		d, err := caveat.DecodeValue(c.Kind, raw)
+		d, err := wire.DecodeCaveat(c.Kind, raw)
 		if err != nil || !d.Equal(c) {
 			t.Fatalf("%s: value %x decodes to %+v, %v", text, raw, d, err)
 		}
-		if again, err := d.MarshalValue(); err != nil || !bytes.Equal(again, raw) {
+		if again, err := wire.EncodeCaveat(d); err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("%s: value %x re-marshals to %x, %v", text, raw, again, err)
 		}
 		checkCaveatSemantics(t, c)
 	})
 }
 
-// FuzzDecodeCaveatValue fuzzes caveat.DecodeValue(kind, raw). Properties:
+// FuzzDecodeCaveatValue fuzzes wire.DecodeCaveat(kind, raw). Properties:
 //   - a refusal is a *caveat.Error matching ErrSyntax;
-//   - accepted: the caveat has the kind asked for, MarshalValue() == raw,
+//   - accepted: the caveat has the kind asked for, EncodeCaveat(c) == raw,
 //     and the result does not alias raw (scribbling over the input after
 //     decoding changes nothing);
 //   - a known kind's text parses back to an equal caveat; an unknown kind
@@ -77,13 +78,13 @@ func FuzzParseCaveat(f *testing.F) {
 func FuzzDecodeCaveatValue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint64, raw []byte) {
 		k := caveat.Kind(kind)
-		sampleAllocs(t, "caveat.DecodeValue", len(raw), func() { caveat.DecodeValue(k, raw) })
+		sampleAllocs(t, "wire.DecodeCaveat", len(raw), func() { wire.DecodeCaveat(k, raw) })
 		in := append([]byte(nil), raw...)
-		c, err := caveat.DecodeValue(k, in)
+		c, err := wire.DecodeCaveat(k, in)
 		if err != nil {
 			var ce *caveat.Error
 			if !errors.Is(err, caveat.ErrSyntax) || !errors.As(err, &ce) {
-				t.Fatalf("DecodeValue error %v (%T) is not a *caveat.Error matching ErrSyntax", err, err)
+				t.Fatalf("DecodeCaveat error %v (%T) is not a *caveat.Error matching ErrSyntax", err, err)
 			}
 			return
 		}
@@ -91,18 +92,18 @@ func FuzzDecodeCaveatValue(f *testing.F) {
 			in[i] ^= 0xff
 		}
 		if c.Kind != k {
-			t.Fatalf("DecodeValue(%d, %x) has kind %d", kind, raw, c.Kind)
+			t.Fatalf("DecodeCaveat(%d, %x) has kind %d", kind, raw, c.Kind)
 		}
-		again, err := c.MarshalValue()
+		again, err := wire.EncodeCaveat(c)
 		if err != nil || !bytes.Equal(again, raw) {
-			t.Fatalf("DecodeValue(%d, %x) = %+v re-encodes to %x, %v (or aliases its input)", kind, raw, c, again, err)
+			t.Fatalf("DecodeCaveat(%d, %x) = %+v re-encodes to %x, %v (or aliases its input)", kind, raw, c, again, err)
 		}
-		if fresh, err := caveat.DecodeValue(k, raw); err != nil || !fresh.Equal(c) {
-			t.Fatalf("DecodeValue(%d, %x): result changed when its input was overwritten: %+v vs %+v", kind, raw, c, fresh)
+		if fresh, err := wire.DecodeCaveat(k, raw); err != nil || !fresh.Equal(c) {
+			t.Fatalf("DecodeCaveat(%d, %x): result changed when its input was overwritten: %+v vs %+v", kind, raw, c, fresh)
 		}
 		if k.Known() {
 			if d, err := caveat.Parse(c.String(), now); err != nil || !d.Equal(c) {
-				t.Fatalf("DecodeValue(%d, %x): text %q parses to %+v, %v", kind, raw, c.String(), d, err)
+				t.Fatalf("DecodeCaveat(%d, %x): text %q parses to %+v, %v", kind, raw, c.String(), d, err)
 			}
 		} else if !bytes.Equal(c.Raw, raw) || !strings.HasPrefix(c.String(), "kind(") {
 			t.Fatalf("unknown kind %d: Raw %x, String %q", kind, c.Raw, c.String())

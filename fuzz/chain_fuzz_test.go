@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // sampleRecords are one record of each kind, as a guard would write them.
@@ -242,7 +242,7 @@ func checkBreak(t *testing.T, data []byte, k *chain.Key, err error) {
 func checkNothingAfterTorn(t *testing.T, data []byte, off int64) {
 	t.Helper()
 	for i := int(off) + 1; i < len(data); i++ {
-		n, err := strictcbor.ItemLen(data[i:], strictcbor.RecordLimits())
+		n, err := wire.ItemLen(data[i:], wire.RecordLimits())
 		if err != nil {
 			continue
 		}

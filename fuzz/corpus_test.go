@@ -17,6 +17,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/wire"
 	tk "github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -273,7 +274,7 @@ func decodeOp(target string, args []any) (int, func()) {
 		return len(s), func() { caveat.Parse(s, now) }
 	case "FuzzDecodeCaveatValue":
 		k, b := caveat.Kind(args[0].(uint64)), args[1].([]byte)
-		return len(b), func() { caveat.DecodeValue(k, b) }
+		return len(b), func() { wire.DecodeCaveat(k, b) }
 	case "FuzzVerify":
 		s, c := args[0].(string), pick(verifyCases, args[1].(byte))
 		return len(s), func() {
@@ -376,7 +377,7 @@ func seedAccepted(target string, args []any) bool {
 		_, err := caveat.Parse(args[0].(string), now)
 		return err == nil
 	case "FuzzDecodeCaveatValue":
-		_, err := caveat.DecodeValue(caveat.Kind(args[0].(uint64)), args[1].([]byte))
+		_, err := wire.DecodeCaveat(caveat.Kind(args[0].(uint64)), args[1].([]byte))
 		return err == nil
 	case "FuzzVerify":
 		i, off, x := args[1].(byte), args[2].(uint32), args[3].(byte)

@@ -23,6 +23,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -110,7 +111,7 @@ func hmacSecret() []byte { return keys.hmac.HMACSecret() }
 // valueOf returns the CBOR value of the caveat given as text.
 func valueOf(text string) cavPair {
 	c := must(caveat.Parse(text, now))
-	return cavPair{uint64(c.Kind), must(c.MarshalValue())}
+	return cavPair{uint64(c.Kind), must(wire.EncodeCaveat(c))}
 }
 
 // knownCaveats: one caveat of each of the 13 known kinds, in kind order.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -162,7 +163,7 @@ func checkTokenError(t *testing.T, err error) {
 //     MaxCaveatsPerBlock caveats per block in strictly increasing kind
 //     order, block 0 with a known mode, a key id of 1..64 bytes and a
 //     16-byte ticket id; every block's Bytes() occur in data;
-//   - every decoded caveat is valid: MarshalValue succeeds and decodes to an
+//   - every decoded caveat is valid: wire.EncodeCaveat succeeds and decodes to an
 //     equal caveat; a known kind's text parses back to it;
 //   - the unverified accessors do not panic;
 //   - its chain verifies under a fixed key only if data is a ticket we
@@ -327,11 +328,11 @@ func roundTrip(t *testing.T, what string, tk *token.Ticket) {
 // checkDecodedCaveat asserts that a caveat decoded from a ticket is valid.
 func checkDecodedCaveat(t *testing.T, c caveat.Caveat) {
 	t.Helper()
-	raw, err := c.MarshalValue()
+	raw, err := wire.EncodeCaveat(c)
 	if err != nil {
 		t.Fatalf("decoded caveat %v does not marshal: %v", c, err)
 	}
-	d, err := caveat.DecodeValue(c.Kind, raw)
+	d, err := wire.DecodeCaveat(c.Kind, raw)
 	if err != nil || !d.Equal(c) {
 		t.Fatalf("decoded caveat %v: its value %x decodes to %v, %v", c, raw, d, err)
 	}

@@ -2,12 +2,11 @@ package token
 
 import (
 	"crypto/ed25519"
-	"fmt"
 
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // Block is one decoded block. Fields marked "block 0" are set only there.
@@ -31,29 +30,19 @@ type Block struct {
 // covers. The caller must not modify it.
 func (b *Block) Bytes() []byte { return b.raw }
 
-// wireBlock is the CBOR form of a block (spec/FORMAT.md §3).
-type wireBlock struct {
-	Mode    uint64                     `cbor:"1,keyasint,omitempty"`
-	KeyID   string                     `cbor:"2,keyasint,omitempty"`
-	ID      []byte                     `cbor:"3,keyasint,omitempty"`
-	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
-	Next    []byte                     `cbor:"5,keyasint,omitempty"`
-	Rebind  []byte                     `cbor:"6,keyasint,omitempty"`
-}
-
 // encodeBlock fills b.raw from the other fields. Caveats must be valid and
 // at most one per kind.
 func encodeBlock(b *Block) error {
-	w := wireBlock{Mode: uint64(b.Mode), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
+	w := wire.Block{Mode: uint64(b.Mode), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
 		Caveats: make(map[uint64]cbor.RawMessage, len(b.Caveats))}
 	for _, c := range b.Caveats {
-		v, err := c.MarshalValue()
+		v, err := wire.EncodeCaveat(c)
 		if err != nil {
 			return err // caveat's own error (caveat.ErrSyntax), prefixed once
 		}
 		w.Caveats[uint64(c.Kind)] = v
 	}
-	raw, err := strictcbor.Marshal(w)
+	raw, err := wire.Marshal(w)
 	if err != nil {
 		return malformed(-1, "cannot encode the block")
 	}
@@ -61,111 +50,42 @@ func encodeBlock(b *Block) error {
 	return nil
 }
 
-// blockFields are a block's fields as read from the wire, before checks.
-type blockFields struct {
-	mode    uint64
-	keyID   []byte
-	id      []byte
-	cavs    []caveat.Caveat // decoded
-	hasCavs bool            // field 4 is present
-	next    []byte
-	rebind  []byte
-}
-
-// readBlock reads a block's fields (spec/FORMAT.md §3) from raw in one
-// pass, its caveats with dec, which reads the ticket's bytes: raw lies at
-// offset off in them. It refuses non-canonical CBOR, unknown fields,
-// values of the wrong type and fields present with an empty value.
-func readBlock(raw []byte, off, i int, dec *caveat.Decoder) (blockFields, error) {
-	var f blockFields
-	var prev uint64
-	r := strictcbor.NewReader(raw, strictcbor.TicketLimits())
-	for n, j := r.Map(), 0; j < n && !r.Failed(); j++ {
-		k := r.Uint()
-		if r.Failed() {
-			break
-		}
-		if j > 0 && k <= prev {
-			return f, malformed(i, "fields are not in canonical order or repeat")
-		}
-		prev = k
-		switch k {
-		case 1:
-			if f.mode = r.Uint(); f.mode == 0 && !r.Failed() {
-				return f, malformed(i, "field present with an empty value")
-			}
-		case 2:
-			if f.keyID = r.Text(); len(f.keyID) == 0 && !r.Failed() {
-				return f, malformed(i, "field present with an empty value")
-			}
-		case 3:
-			f.id = r.Bytes()
-		case 4:
-			if r.Peek() != 5 {
-				return f, malformed(i, "caveats are not a map")
-			}
-			cavs, next, err := dec.DecodeMap(off+r.Offset(), off+len(raw))
-			if err != nil {
-				return f, fromCaveat(i, err, ErrMalformed)
-			}
-			f.cavs, f.hasCavs = cavs, true
-			r.Seek(next - off)
-		case 5:
-			f.next = r.Bytes()
-		case 6:
-			f.rebind = r.Bytes()
-		default:
-			return f, malformed(i, fmt.Sprintf("unknown field %d", k))
-		}
-		if (f.id != nil && len(f.id) == 0) || (f.next != nil && len(f.next) == 0) || (f.rebind != nil && len(f.rebind) == 0) {
-			return f, malformed(i, "field present with an empty value")
-		}
-	}
-	switch {
-	case r.WrongType():
-		return f, malformed(i, "a field or key has the wrong CBOR type")
-	case r.Failed():
-		return f, malformed(i, r.Err().Error())
-	case !r.Done():
-		return f, malformed(i, "trailing bytes after the block")
-	}
-	return f, nil
-}
-
-// blockFromFields checks a block's fields and fills b.
-func blockFromFields(b *Block, w blockFields, raw []byte, i int, mode Mode) error {
-	if !w.hasCavs {
-		return malformed(i, "no caveat map")
-	}
-	*b = Block{Mode: Mode(w.mode), TicketID: w.id, RebindJWK: w.rebind, raw: raw}
+// setBlock checks block i as wire.ReadBlock read it (w, its caveats cavs,
+// its bytes raw) against the blocks before it and the envelope's holder
+// signatures, and sets it.
+func (t *Ticket) setBlock(i int, w wire.Block, cavs []caveat.Caveat, raw []byte, holder map[uint64][]byte) error {
+	b := &t.blocks[i]
+	*b = Block{Mode: Mode(w.Mode), TicketID: w.ID, RebindJWK: w.Rebind, raw: raw}
+	mode := b.Mode
 	if i == 0 {
 		if b.Mode != ModeHMAC && b.Mode != ModeEd25519 {
 			return malformed(0, "unknown or missing mode")
 		}
-		mode = b.Mode
-		b.KeyID = string(w.keyID)
+		b.KeyID = w.KeyID
 		if err := checkKeyID(b.KeyID); err != nil {
 			return malformed(0, err.Error()[len("token: "):])
 		}
 		if len(b.TicketID) != TicketIDBytes {
 			return malformed(0, "ticket id must be 16 bytes")
 		}
-	} else if w.mode != 0 || len(w.keyID) > 0 || len(w.id) > 0 {
+	} else if w.Mode != 0 || w.KeyID != "" || len(w.ID) > 0 {
 		return malformed(i, "mode, key id and ticket id belong in block 0 only")
+	} else {
+		mode = t.blocks[0].Mode
 	}
 	switch {
-	case mode == ModeEd25519 && len(w.next) != ed25519.PublicKeySize:
+	case mode == ModeEd25519 && len(w.Next) != ed25519.PublicKeySize:
 		return malformed(i, "ed25519 block needs a 32-byte next key")
-	case mode == ModeHMAC && len(w.next) != 0:
+	case mode == ModeHMAC && len(w.Next) != 0:
 		return malformed(i, "hmac block has a next key")
-	case smallOrder(w.next):
+	case smallOrder(w.Next):
 		return malformed(i, "ed25519 next key is a point of small order")
 	}
-	if len(w.next) > 0 {
-		b.NextKey = ed25519.PublicKey(w.next)
+	if len(w.Next) > 0 {
+		b.NextKey = ed25519.PublicKey(w.Next)
 	}
-	if len(w.cavs) > 0 {
-		b.Caveats = w.cavs
+	if len(cavs) > 0 {
+		b.Caveats = cavs
 	}
 	if len(b.RebindJWK) > 0 {
 		if i == 0 {
@@ -175,6 +95,14 @@ func blockFromFields(b *Block, w blockFields, raw []byte, i int, mode Mode) erro
 			return malformed(i, "a rebinding block must name the new holder")
 		}
 	}
+	sig, ok := holder[uint64(i)]
+	switch {
+	case ok != (len(b.RebindJWK) > 0):
+		return malformed(i, "a rebinding block needs exactly one holder signature, and only it")
+	case ok && (len(sig) == 0 || len(sig) > MaxRebindSigBytes):
+		return malformed(i, "holder signature has a bad length")
+	}
+	b.RebindSig = sig
 	return nil
 }
 

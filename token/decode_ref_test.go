@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // decodeReference is Decode written with the fxamacker/cbor decoder, as it
-// was before the hot path read bytes by hand. It stays as the reference:
+// was before the hot path read bytes by hand; the checks of what the
+// fields mean are the package's own. It stays as the reference:
 // FuzzDecodeMatchesReference holds Decode to the same answer on every
 // input.
 func decodeReference(data []byte) (*Ticket, error) {
 	if len(data) > MaxTicketBytes {
 		return nil, malformed(-1, "size")
 	}
-	var w wireTicket
-	if err := strictcbor.Unmarshal(data, &w, strictcbor.TicketLimits()); err != nil {
+	var w wire.Ticket
+	if err := wire.Unmarshal(data, &w, wire.TicketLimits()); err != nil {
 		return nil, malformed(-1, err.Error())
 	}
 	present := 2
@@ -34,13 +35,29 @@ func decodeReference(data []byte) (*Ticket, error) {
 	if mapPairs(data) != present {
 		return nil, malformed(-1, "field missing or empty")
 	}
-	return ticketFromFields(w, ticketBlocks{raw: w.Blocks}, data, readBlockReference)
+	t, _, err := newTicketFor(w.Version, len(w.Blocks), w.Tail, w.Seal)
+	if err != nil {
+		return nil, err
+	}
+	for i, raw := range w.Blocks {
+		b, cavs, err := readBlockReference(raw, i)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.setBlock(i, b, cavs, raw, w.Holder); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.setSigs(w.Sigs, w.Holder); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
-func readBlockReference(raw []byte, i int) (blockFields, error) {
-	var w wireBlock
-	if err := strictcbor.Unmarshal(raw, &w, strictcbor.TicketLimits()); err != nil {
-		return blockFields{}, malformed(i, err.Error())
+func readBlockReference(raw []byte, i int) (wire.Block, []caveat.Caveat, error) {
+	var w wire.Block
+	if err := wire.Unmarshal(raw, &w, wire.TicketLimits()); err != nil {
+		return wire.Block{}, nil, malformed(i, err.Error())
 	}
 	present := 0
 	for _, p := range []bool{w.Mode != 0, w.KeyID != "", len(w.ID) > 0, w.Caveats != nil, len(w.Next) > 0, len(w.Rebind) > 0} {
@@ -49,30 +66,30 @@ func readBlockReference(raw []byte, i int) (blockFields, error) {
 		}
 	}
 	if mapPairs(raw) != present {
-		return blockFields{}, malformed(i, "field present with an empty value")
+		return wire.Block{}, nil, malformed(i, "field present with an empty value")
 	}
-	f := blockFields{mode: w.Mode, keyID: []byte(w.KeyID), id: w.ID, next: w.Next, rebind: w.Rebind}
-	if w.Caveats != nil {
-		// Each value through DecodeValue, in kind order, as the map holds
-		// them once fxamacker has checked the map's canonical form; not
-		// through caveat.Decoder, which the hot path uses.
-		if len(w.Caveats) > MaxCaveatsPerBlock {
-			return blockFields{}, malformed(i, "too many caveats")
-		}
-		kinds := slices.Sorted(maps.Keys(w.Caveats))
-		f.hasCavs = true
-		for _, k := range kinds {
-			if k == 0 {
-				return blockFields{}, malformed(i, "caveat kind 0 is reserved")
-			}
-			c, err := caveat.DecodeValue(caveat.Kind(k), w.Caveats[k])
-			if err != nil {
-				return blockFields{}, fromCaveat(i, err, ErrMalformed)
-			}
-			f.cavs = append(f.cavs, c)
-		}
+	if w.Caveats == nil {
+		return wire.Block{}, nil, malformed(i, "no caveat map")
 	}
-	return f, nil
+	// Each value through DecodeCaveat, in kind order, as the map holds
+	// them once fxamacker has checked the map's canonical form; not
+	// through wire.CaveatDecoder, which the hot path uses.
+	if len(w.Caveats) > MaxCaveatsPerBlock {
+		return wire.Block{}, nil, malformed(i, "too many caveats")
+	}
+	var cavs []caveat.Caveat
+	for _, k := range slices.Sorted(maps.Keys(w.Caveats)) {
+		if k == 0 {
+			return wire.Block{}, nil, malformed(i, "caveat kind 0 is reserved")
+		}
+		c, err := wire.DecodeCaveat(caveat.Kind(k), w.Caveats[k])
+		if err != nil {
+			return wire.Block{}, nil, fromCaveat(i, err, ErrMalformed)
+		}
+		cavs = append(cavs, c)
+	}
+	w.Caveats = nil
+	return w, cavs, nil
 }
 
 // mapPairs returns the number of pairs of the canonical map that starts

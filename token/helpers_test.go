@@ -2,13 +2,12 @@ package token_test
 
 import (
 	"crypto/ed25519"
-
-	"github.com/fxamacker/cbor/v2"
 	"testing"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -70,20 +69,12 @@ func bothKeys(t testing.TB) map[string]*token.SigningKey {
 
 var _ = ed25519.PublicKeySize
 
-// wire mirrors the ticket envelope (spec/FORMAT.md §2) so tests can build
-// forgeries the package itself would never write.
-type wire struct {
-	V uint64   `cbor:"1,keyasint"`
-	B [][]byte `cbor:"2,keyasint"`
-	S [][]byte `cbor:"3,keyasint,omitempty"`
-	T []byte   `cbor:"4,keyasint,omitempty"`
-	Z []byte   `cbor:"5,keyasint,omitempty"`
-}
-
-func unwire(t testing.TB, tk *token.Ticket) wire {
+// unwire returns the envelope of tk (spec/FORMAT.md §2), so tests can
+// build forgeries the package itself would never write.
+func unwire(t testing.TB, tk *token.Ticket) wire.Ticket {
 	t.Helper()
-	var w wire
-	if err := cbor.Unmarshal(tk.Encode(), &w); err != nil {
+	var w wire.Ticket
+	if err := wire.Unmarshal(tk.Encode(), &w, wire.TicketLimits()); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -96,22 +87,21 @@ func unwire(t testing.TB, tk *token.Ticket) wire {
 func rebuild(t testing.TB, orig *token.Ticket, blocks [][]byte, donors ...*token.Ticket) *token.Ticket {
 	t.Helper()
 	w := unwire(t, orig)
-	if len(w.S) > 0 {
+	if len(w.Sigs) > 0 {
 		sigOf := map[string][]byte{}
 		for _, d := range append([]*token.Ticket{orig}, donors...) {
 			dw := unwire(t, d)
-			for i, b := range dw.B {
-				sigOf[string(b)] = dw.S[i]
+			for i, b := range dw.Blocks {
+				sigOf[string(b)] = dw.Sigs[i]
 			}
 		}
-		w.S = nil
+		w.Sigs = nil
 		for _, b := range blocks {
-			w.S = append(w.S, sigOf[string(b)])
+			w.Sigs = append(w.Sigs, sigOf[string(b)])
 		}
 	}
-	w.B = blocks
-	em, _ := cbor.CoreDetEncOptions().EncMode()
-	data, err := em.Marshal(w)
+	w.Blocks = blocks
+	data, err := wire.Marshal(w)
 	if err != nil {
 		t.Fatal(err)
 	}

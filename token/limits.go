@@ -1,6 +1,6 @@
 package token
 
-import "github.com/tickettool/tickettool/internal/strictcbor"
+import "github.com/tickettool/tickettool/internal/wire"
 
 // Prefix starts the text form of every ticket, so that secret scanners can
 // recognise a leaked ticket.
@@ -8,10 +8,10 @@ const Prefix = "tkt1_"
 
 // The limits of the format; spec/FORMAT.md states the same numbers.
 const (
-	MaxTicketBytes     = strictcbor.MaxTicketBytes
+	MaxTicketBytes     = wire.MaxTicketBytes
 	MaxTextBytes       = len(Prefix) + (MaxTicketBytes*4+2)/3
-	MaxBlocks          = strictcbor.MaxBlocks
-	MaxCaveatsPerBlock = strictcbor.MaxCaveatsPerBlock
+	MaxBlocks          = wire.MaxBlocks
+	MaxCaveatsPerBlock = wire.MaxCaveatsPerBlock
 	MaxKeyIDBytes      = 64
 	TicketIDBytes      = 16
 	HMACKeyBytes       = 32

@@ -101,7 +101,7 @@ func TestStrictDecoding(t *testing.T) {
 // TestStrictDecodingAtLimits: inputs at the edge of rules that
 // TestStrictDecoding breaks decode. (Every text field a ticket defines is
 // also checked for its own alphabet, so the reader's UTF-8 rule shows at
-// this level only in values of unknown kinds; internal/strictcbor tests it
+// this level only in values of unknown kinds; internal/wire tests it
 // directly.)
 func TestStrictDecodingAtLimits(t *testing.T) {
 	for name, h := range map[string]string{

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"strings"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // FormatVersion is the version of the ticket format this package writes
@@ -23,23 +23,14 @@ type Ticket struct {
 	text   string   // the text form, when known
 }
 
-// wireTicket is the CBOR form of a ticket (spec/FORMAT.md §2).
-type wireTicket struct {
-	Version uint64            `cbor:"1,keyasint"`
-	Blocks  [][]byte          `cbor:"2,keyasint"`
-	Sigs    [][]byte          `cbor:"3,keyasint,omitempty"`
-	Tail    []byte            `cbor:"4,keyasint,omitempty"`
-	Seal    []byte            `cbor:"5,keyasint,omitempty"`
-	Holder  map[uint64][]byte `cbor:"6,keyasint,omitempty"`
-}
-
 // Decode parses the CBOR form of a ticket strictly: every accepted input
 // re-encodes to exactly itself. Errors wrap ErrMalformed. The ticket keeps
 // a copy of data, never data itself.
 //
-// Decode reads the canonical bytes by hand (strictcbor.Reader) because the
-// verifier's hot path starts here; fxamacker/cbor stays the reference
-// decoder, and FuzzDecodeMatchesReference holds the two to one answer.
+// Decode reads the canonical bytes by hand (wire.ReadTicket, wire.ReadBlock)
+// because the verifier's hot path starts here; fxamacker/cbor stays the
+// reference decoder, and FuzzDecodeMatchesReference holds the two to one
+// answer.
 func Decode(data []byte) (*Ticket, error) {
 	if len(data) > MaxTicketBytes {
 		return nil, malformed(-1, "larger than the size limit")
@@ -49,7 +40,7 @@ func Decode(data []byte) (*Ticket, error) {
 
 // Encode returns the ticket's CBOR form.
 func (t *Ticket) Encode() []byte {
-	w := wireTicket{Version: FormatVersion, Blocks: make([][]byte, len(t.blocks)),
+	w := wire.Ticket{Version: FormatVersion, Blocks: make([][]byte, len(t.blocks)),
 		Sigs: t.sigs, Tail: t.tail, Seal: t.seal}
 	for i := range t.blocks {
 		w.Blocks[i] = t.blocks[i].raw
@@ -60,7 +51,7 @@ func (t *Ticket) Encode() []byte {
 			w.Holder[uint64(i)] = t.blocks[i].RebindSig
 		}
 	}
-	b, err := strictcbor.Marshal(w)
+	b, err := wire.Marshal(w)
 	if err != nil { // only byte strings and small integers: cannot fail
 		panic("token: internal error: encoding ticket: " + err.Error())
 	}

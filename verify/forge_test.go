@@ -11,6 +11,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -20,25 +21,10 @@ import (
 // carries. The chain verifies; the verifier must still refuse the block for
 // not narrowing.
 
-type wireTicket struct {
-	V uint64            `cbor:"1,keyasint"`
-	B [][]byte          `cbor:"2,keyasint"`
-	S [][]byte          `cbor:"3,keyasint,omitempty"`
-	T []byte            `cbor:"4,keyasint,omitempty"`
-	Z []byte            `cbor:"5,keyasint,omitempty"`
-	H map[uint64][]byte `cbor:"6,keyasint,omitempty"`
-}
-
-type wireBlock struct {
-	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
-	Next    []byte                     `cbor:"5,keyasint,omitempty"`
-	Rebind  []byte                     `cbor:"6,keyasint,omitempty"`
-}
-
-func unwireT(t *testing.T, tk *token.Ticket) wireTicket {
+func unwireT(t *testing.T, tk *token.Ticket) wire.Ticket {
 	t.Helper()
-	var w wireTicket
-	if err := cbor.Unmarshal(tk.Encode(), &w); err != nil {
+	var w wire.Ticket
+	if err := wire.Unmarshal(tk.Encode(), &w, wire.TicketLimits()); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -56,56 +42,55 @@ func appendByHand(t *testing.T, tk *token.Ticket, cs ...caveat.Caveat) *token.Ti
 
 func appendRaw(t *testing.T, tk *token.Ticket, signer *holder, cs []caveat.Caveat) *token.Ticket {
 	t.Helper()
-	em, _ := cbor.CoreDetEncOptions().EncMode()
 	w := unwireT(t, tk)
-	wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}}
+	wb := wire.Block{Caveats: map[uint64]cbor.RawMessage{}}
 	if signer != nil {
 		wb.Rebind = signer.signer.PublicJWK()
 	}
 	for _, c := range cs {
-		v, err := c.MarshalValue()
+		v, err := wire.EncodeCaveat(c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		wb.Caveats[uint64(c.Kind)] = v
 	}
 	var nextSeed []byte
-	if len(w.S) > 0 {
+	if len(w.Sigs) > 0 {
 		nextSeed = make([]byte, 32)
 		nextSeed[0] = 9
 		wb.Next = ed25519.NewKeyFromSeed(nextSeed).Public().(ed25519.PublicKey)
 	}
-	b, err := em.Marshal(wb)
+	b, err := wire.Marshal(wb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if signer != nil { // Sig = holder-sign(L_REBIND ‖ ID_{n} ‖ B)
-		prev := w.T
-		if len(w.S) > 0 {
-			prev = w.S[len(w.S)-1]
+		prev := w.Tail
+		if len(w.Sigs) > 0 {
+			prev = w.Sigs[len(w.Sigs)-1]
 		}
 		id := sha256.Sum256(append([]byte("tickettool/v1 block id\x00"), prev...))
 		sig, err := signer.signer.Sign(append(append([]byte("tickettool/v1 rebind\x00"), id[:]...), b...))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.H == nil {
-			w.H = map[uint64][]byte{}
+		if w.Holder == nil {
+			w.Holder = map[uint64][]byte{}
 		}
-		w.H[uint64(len(w.B))] = sig
+		w.Holder[uint64(len(w.Blocks))] = sig
 	}
-	if len(w.S) == 0 { // HMAC: T_{n+1} = HMAC(T_n, L_HBLOCK ‖ B)
-		m := hmac.New(sha256.New, w.T)
+	if len(w.Sigs) == 0 { // HMAC: T_{n+1} = HMAC(T_n, L_HBLOCK ‖ B)
+		m := hmac.New(sha256.New, w.Tail)
 		m.Write([]byte("tickettool/v1 hmac block\x00"))
 		m.Write(b)
-		w.T = m.Sum(nil)
+		w.Tail = m.Sum(nil)
 	} else { // Ed25519: Sig = Sign(k_{n+1}, L_EBLOCK ‖ Sig_n ‖ B)
-		msg := append([]byte("tickettool/v1 ed25519 block\x00"), w.S[len(w.S)-1]...)
-		w.S = append(w.S, ed25519.Sign(ed25519.NewKeyFromSeed(w.T), append(msg, b...)))
-		w.T = nextSeed
+		msg := append([]byte("tickettool/v1 ed25519 block\x00"), w.Sigs[len(w.Sigs)-1]...)
+		w.Sigs = append(w.Sigs, ed25519.Sign(ed25519.NewKeyFromSeed(w.Tail), append(msg, b...)))
+		w.Tail = nextSeed
 	}
-	w.B = append(w.B, b)
-	data, err := em.Marshal(w)
+	w.Blocks = append(w.Blocks, b)
+	data, err := wire.Marshal(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +146,6 @@ func TestSmallOrderNextKeyRefused(t *testing.T) {
 	if f.name != "ed25519" {
 		t.Fatalf("fixture %s", f.name)
 	}
-	em, _ := cbor.CoreDetEncOptions().EncMode()
 	for _, y := range []string{
 		"0000000000000000000000000000000000000000000000000000000000000000",
 		"0100000000000000000000000000000000000000000000000000000000000000",
@@ -176,16 +160,16 @@ func TestSmallOrderNextKeyRefused(t *testing.T) {
 			next[31] |= sign
 			// The holder appends, by hand, a block whose next key is next.
 			w := unwireT(t, f.child)
-			wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}, Next: next}
-			b, err := em.Marshal(wb)
+			wb := wire.Block{Caveats: map[uint64]cbor.RawMessage{}, Next: next}
+			b, err := wire.Marshal(wb)
 			if err != nil {
 				t.Fatal(err)
 			}
-			msg := append([]byte("tickettool/v1 ed25519 block\x00"), w.S[len(w.S)-1]...)
-			w.S = append(w.S, ed25519.Sign(ed25519.NewKeyFromSeed(w.T), append(msg, b...)))
-			w.T = make([]byte, 32) // no one knows a private key of next
-			w.B = append(w.B, b)
-			data, err := em.Marshal(w)
+			msg := append([]byte("tickettool/v1 ed25519 block\x00"), w.Sigs[len(w.Sigs)-1]...)
+			w.Sigs = append(w.Sigs, ed25519.Sign(ed25519.NewKeyFromSeed(w.Tail), append(msg, b...)))
+			w.Tail = make([]byte, 32) // no one knows a private key of next
+			w.Blocks = append(w.Blocks, b)
+			data, err := wire.Marshal(w)
 			if err != nil {
 				t.Fatal(err)
 			}

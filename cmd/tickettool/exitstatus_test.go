@@ -263,7 +263,7 @@ func TestExitStatus(t *testing.T) {
 var (
 	// A package prefix: "chain: " at the start of the message or after
 	// another ": ".
-	pkgPrefix = regexp.MustCompile(`(^tickettool: error: |: )(caveat|chain|token|dpop|verify|guard|mcp|keyfile|strictcbor|cbor|sqlitestore|redisstore|demo): `)
+	pkgPrefix = regexp.MustCompile(`(^tickettool: error: |: )(caveat|chain|token|dpop|verify|guard|mcp|keyfile|wire|cbor|sqlitestore|redisstore|demo): `)
 	// The os package's "open PATH: " after a message's own "read X: ".
 	osPrefix = regexp.MustCompile(`: (open|stat|lstat|read|write|create|mkdir|chmod) [^ ]+: `)
 	// A Go identifier a user cannot act on: a method call, a Go type, "run

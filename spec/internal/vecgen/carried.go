@@ -6,6 +6,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -43,7 +44,7 @@ func (g *gen) expectCarried(v *Vector, t *token.Ticket, key string) error {
 func budgets(im *Intermediate) ([]Budget, error) {
 	var out []Budget
 	for i, hb := range im.Blocks {
-		var wb wireBlock
+		var wb wire.Block
 		if err := cbor.Unmarshal(mustHex(hb), &wb); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -23,26 +24,6 @@ const (
 	lID     = "tickettool/v1 block id\x00"
 	lRebind = "tickettool/v1 rebind\x00"
 )
-
-// wire is the ticket envelope of spec/FORMAT.md §2.
-type wire struct {
-	V uint64            `cbor:"1,keyasint"`
-	B [][]byte          `cbor:"2,keyasint"`
-	S [][]byte          `cbor:"3,keyasint,omitempty"`
-	T []byte            `cbor:"4,keyasint,omitempty"`
-	Z []byte            `cbor:"5,keyasint,omitempty"`
-	H map[uint64][]byte `cbor:"6,keyasint,omitempty"`
-}
-
-// wireBlock is a block of spec/FORMAT.md §3.
-type wireBlock struct {
-	Mode    uint64                     `cbor:"1,keyasint,omitempty"`
-	KeyID   string                     `cbor:"2,keyasint,omitempty"`
-	ID      []byte                     `cbor:"3,keyasint,omitempty"`
-	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
-	Next    []byte                     `cbor:"5,keyasint,omitempty"`
-	Rebind  []byte                     `cbor:"6,keyasint,omitempty"`
-}
 
 var enc, _ = cbor.CoreDetEncOptions().EncMode()
 
@@ -74,59 +55,59 @@ func hexAll(bs [][]byte) []string {
 // the spec alone and returns its intermediate values. It fails when the
 // ticket's own tags or signatures differ from the recomputation.
 func intermediate(data []byte, k *token.SigningKey) (*Intermediate, error) {
-	var w wire
+	var w wire.Ticket
 	if err := cbor.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
-	var wb wireBlock
-	if err := cbor.Unmarshal(w.B[0], &wb); err != nil {
+	var wb wire.Block
+	if err := cbor.Unmarshal(w.Blocks[0], &wb); err != nil {
 		return nil, err
 	}
-	im := &Intermediate{Blocks: hexAll(w.B)}
+	im := &Intermediate{Blocks: hexAll(w.Blocks)}
 	var ids [][]byte
 	if k.Mode() == token.ModeHMAC {
 		kk := mac(k.HMACSecret(), []byte(lKey), wb.ID)
 		im.DerivedKey = hex.EncodeToString(kk)
 		var tags [][]byte
 		t := kk
-		for _, b := range w.B {
+		for _, b := range w.Blocks {
 			t = mac(t, []byte(lHBlock), b)
 			tags = append(tags, t)
 			ids = append(ids, sha([]byte(lID), t))
 		}
 		im.Tags = hexAll(tags)
 		switch {
-		case w.Z != nil:
+		case w.Seal != nil:
 			s := mac(t, []byte(lHSeal))
-			if !bytes.Equal(s, w.Z) {
+			if !bytes.Equal(s, w.Seal) {
 				return nil, fmt.Errorf("vecgen: seal tag differs from the spec")
 			}
 			im.Seal = hex.EncodeToString(s)
-		case !bytes.Equal(t, w.T):
+		case !bytes.Equal(t, w.Tail):
 			return nil, fmt.Errorf("vecgen: tail tag differs from the spec")
 		}
 	} else {
 		pub := k.Verifying().Ed25519Public()
 		var prev []byte
-		for i, b := range w.B {
+		for i, b := range w.Blocks {
 			msg := append(append([]byte(lEBlock), prev...), b...)
-			if !ed25519.Verify(pub, msg, w.S[i]) {
+			if !ed25519.Verify(pub, msg, w.Sigs[i]) {
 				return nil, fmt.Errorf("vecgen: signature %d does not verify per the spec", i)
 			}
-			var bw wireBlock
+			var bw wire.Block
 			if err := cbor.Unmarshal(b, &bw); err != nil {
 				return nil, err
 			}
-			ids = append(ids, sha([]byte(lID), w.S[i]))
-			prev, pub = w.S[i], bw.Next
+			ids = append(ids, sha([]byte(lID), w.Sigs[i]))
+			prev, pub = w.Sigs[i], bw.Next
 		}
-		im.Signatures = hexAll(w.S)
-		if w.Z != nil {
-			if !ed25519.Verify(pub, append([]byte(lESeal), prev...), w.Z) {
+		im.Signatures = hexAll(w.Sigs)
+		if w.Seal != nil {
+			if !ed25519.Verify(pub, append([]byte(lESeal), prev...), w.Seal) {
 				return nil, fmt.Errorf("vecgen: seal does not verify per the spec")
 			}
-			im.Seal = hex.EncodeToString(w.Z)
-		} else if !bytes.Equal(ed25519.NewKeyFromSeed(w.T).Public().(ed25519.PublicKey), pub) {
+			im.Seal = hex.EncodeToString(w.Seal)
+		} else if !bytes.Equal(ed25519.NewKeyFromSeed(w.Tail).Public().(ed25519.PublicKey), pub) {
 			return nil, fmt.Errorf("vecgen: tail seed does not match the last next key")
 		}
 	}

@@ -11,17 +11,16 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
 
-// rawBlock is wireBlock with field 6 as raw CBOR, so that a vector can
-// carry an empty or odd rebinding JWK.
+// rawBlock is wire.Block with field 6 as raw CBOR, so that a vector can
+// carry an empty or odd rebinding JWK: its Rebind hides the embedded one
+// (the shallower field wins, as in encoding/json).
 type rawBlock struct {
-	Mode    uint64                     `cbor:"1,keyasint,omitempty"`
-	KeyID   string                     `cbor:"2,keyasint,omitempty"`
-	ID      []byte                     `cbor:"3,keyasint,omitempty"`
-	Caveats map[uint64]cbor.RawMessage `cbor:"4,keyasint"`
-	Rebind  cbor.RawMessage            `cbor:"6,keyasint,omitempty"`
+	wire.Block
+	Rebind cbor.RawMessage `cbor:"6,keyasint,omitempty"`
 }
 
 // sigsFunc returns envelope field 6 entries for block i, given the id of
@@ -30,28 +29,28 @@ type sigsFunc func(i uint64, prevID, block []byte) map[uint64][]byte
 
 // handAppend appends a block to an HMAC ticket by hand: caveats cs, block
 // field 6 jwk (raw CBOR; nil for none), envelope signatures from sigs.
-func (g *gen) handAppend(t *token.Ticket, cs []caveat.Caveat, jwk cbor.RawMessage, sigs sigsFunc) wire {
+func (g *gen) handAppend(t *token.Ticket, cs []caveat.Caveat, jwk cbor.RawMessage, sigs sigsFunc) wire.Ticket {
 	if t == nil || g.err != nil {
-		return wire{}
+		return wire.Ticket{}
 	}
 	w := unwire(g, t)
-	b := g.blockBytes(rawBlock{Caveats: g.rawCaveats(cs), Rebind: jwk})
+	b := g.blockBytes(rawBlock{Block: wire.Block{Caveats: g.rawCaveats(cs)}, Rebind: jwk})
 	if sigs != nil {
-		if h := sigs(uint64(len(w.B)), sha([]byte(lID), w.T), b); len(h) > 0 {
-			if w.H == nil {
-				w.H = map[uint64][]byte{}
+		if h := sigs(uint64(len(w.Blocks)), sha([]byte(lID), w.Tail), b); len(h) > 0 {
+			if w.Holder == nil {
+				w.Holder = map[uint64][]byte{}
 			}
-			maps.Copy(w.H, h)
+			maps.Copy(w.Holder, h)
 		}
 	}
-	w.B, w.T = append(w.B, b), mac(w.T, []byte(lHBlock), b)
+	w.Blocks, w.Tail = append(w.Blocks, b), mac(w.Tail, []byte(lHBlock), b)
 	return w
 }
 
 func (g *gen) rawCaveats(cs []caveat.Caveat) map[uint64]cbor.RawMessage {
 	m := map[uint64]cbor.RawMessage{}
 	for _, c := range cs {
-		v, err := c.MarshalValue()
+		v, err := wire.EncodeCaveat(c)
 		g.fail(err)
 		m[uint64(c.Kind)] = v
 	}
@@ -98,7 +97,7 @@ func (g *gen) rebindMalformed(base *token.Ticket, alice cbor.RawMessage, toBob [
 	sig := g.holderSign("alice", []byte("any message"), false)
 	for _, c := range []struct {
 		name, desc string
-		w          wire
+		w          wire.Ticket
 	}{
 		{"malformed/rebind-without-holder-caveat", "block 1 carries field 6 and alice's signature but no holder caveat",
 			g.handAppend(base, g.caveats("calls=1"), alice, bySig)},
@@ -125,7 +124,7 @@ func (g *gen) rebindMalformed(base *token.Ticket, alice cbor.RawMessage, toBob [
 	}
 	// An empty envelope field 6 map: written by hand, as the encoder omits it.
 	w := unwire(g, base)
-	env := map[uint64]any{1: w.V, 2: w.B, 4: w.T, 6: map[uint64][]byte{}}
+	env := map[uint64]any{1: w.Version, 2: w.Blocks, 4: w.Tail, 6: map[uint64][]byte{}}
 	data, err := enc.Marshal(env)
 	g.fail(err)
 	g.addMalformedBytes("malformed/rebind-signatures-empty-map", "the envelope carries field 6 as an empty map", data)
@@ -133,19 +132,19 @@ func (g *gen) rebindMalformed(base *token.Ticket, alice cbor.RawMessage, toBob [
 
 // rebindBlock0 mints, by hand, a block 0 that binds to alice and carries
 // field 6, with a signature under key 0.
-func (g *gen) rebindBlock0(jwk cbor.RawMessage, sig []byte) wire {
+func (g *gen) rebindBlock0(jwk cbor.RawMessage, sig []byte) wire.Ticket {
 	w := g.rawWire("root-h", "field6/block-0", nil)
 	cs := append(g.caveats("tools=read_file"), g.bind("alice"))
 	var b0 rawBlock
-	g.fail(cbor.Unmarshal(w.B[0], &b0))
+	g.fail(cbor.Unmarshal(w.Blocks[0], &b0))
 	b0.Caveats, b0.Rebind = g.rawCaveats(cs), jwk
 	b := g.blockBytes(b0)
 	k := mac(g.keys["root-h"].HMACSecret(), []byte(lKey), b0.ID)
-	return wire{V: 1, B: [][]byte{b}, T: mac(k, []byte(lHBlock), b), H: map[uint64][]byte{0: sig}}
+	return wire.Ticket{Version: 1, Blocks: [][]byte{b}, Tail: mac(k, []byte(lHBlock), b), Holder: map[uint64][]byte{0: sig}}
 }
 
 func (g *gen) addMalformedBytes(name, desc string, data []byte) {
-	var w wire
+	var w wire.Ticket
 	g.fail(cbor.Unmarshal(data, &w))
 	v := Vector{Name: name, Description: desc, Error: "malformed", TicketHex: hex.EncodeToString(data)}
 	g.fail(g.checkRequests(&v))
@@ -167,7 +166,7 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 	}
 	other := g.boundTo("field6/other", "alice")
 	moved := func(i uint64, _, b []byte) map[uint64][]byte {
-		return bySig(i, sha([]byte(lID), unwire(g, other).T), b)
+		return bySig(i, sha([]byte(lID), unwire(g, other).Tail), b)
 	}
 	unbound := g.mint("field6/unbound", "root-h", g.caveats("tools=read_file", "until=2026-11-30T13:00:00Z"))
 	refused := func(block int) []Request {
@@ -175,7 +174,7 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 	}
 	for _, c := range []struct {
 		name, desc string
-		w          wire
+		w          wire.Ticket
 	}{
 		{"rebind/jwk-on-first-binding", "an unbound ticket: block 1 binds to bob and carries field 6 with alice's signature, though nothing was bound before",
 			g.handAppend(unbound, toBob, alice, bySig)},
@@ -219,7 +218,7 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 
 // addRebind records a hand-made HMAC ticket; each request's proof is made
 // for the ticket itself (a nil proof ticket in proofFor).
-func (g *gen) addRebind(name, desc string, w wire, reqs []Request) {
+func (g *gen) addRebind(name, desc string, w wire.Ticket, reqs []Request) {
 	if g.err != nil {
 		return
 	}

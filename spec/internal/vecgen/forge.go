@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -63,12 +64,12 @@ func (g *gen) forged() {
 		{"ed25519/duplicated-block", "block 1 twice", []int{0, 1, 1, 2}, 2},
 		{"ed25519/spliced-block", "block 1 taken from another ticket of the same root", []int{0, -1, 2}, 1},
 	} {
-		nw := wire{V: 1, T: w.T}
+		nw := wire.Ticket{Version: 1, Tail: w.Tail}
 		for _, i := range s.idx {
 			if i < 0 {
-				nw.B, nw.S = append(nw.B, o.B[1]), append(nw.S, o.S[1])
+				nw.Blocks, nw.Sigs = append(nw.Blocks, o.Blocks[1]), append(nw.Sigs, o.Sigs[1])
 			} else {
-				nw.B, nw.S = append(nw.B, w.B[i]), append(nw.S, w.S[i])
+				nw.Blocks, nw.Sigs = append(nw.Blocks, w.Blocks[i]), append(nw.Sigs, w.Sigs[i])
 			}
 		}
 		g.addForged(s.name, s.desc, g.decodeWire(nw), "root-e", refusedAll(ref("chain", s.block, "")))
@@ -78,11 +79,11 @@ func (g *gen) forged() {
 	flip := func(b []byte, i int) []byte { c := append([]byte(nil), b...); c[i] ^= 1; return c }
 	for _, s := range []struct {
 		name, desc string
-		w          wire
+		w          wire.Ticket
 	}{
-		{"hmac/dropped-last-block", "block 1 removed, tail kept", wire{V: 1, B: h.B[:1], T: h.T}},
-		{"hmac/flipped-tag-bit", "one bit of the tail tag flipped", wire{V: 1, B: h.B, T: flip(h.T, 0)}},
-		{"hmac/flipped-caveat-bit", "one bit of block 1's tool name flipped (still well-formed)", wire{V: 1, B: [][]byte{h.B[0], flip(h.B[1], bytes.Index(h.B[1], []byte("read_file"))+8)}, T: h.T}},
+		{"hmac/dropped-last-block", "block 1 removed, tail kept", wire.Ticket{Version: 1, Blocks: h.Blocks[:1], Tail: h.Tail}},
+		{"hmac/flipped-tag-bit", "one bit of the tail tag flipped", wire.Ticket{Version: 1, Blocks: h.Blocks, Tail: flip(h.Tail, 0)}},
+		{"hmac/flipped-caveat-bit", "one bit of block 1's tool name flipped (still well-formed)", wire.Ticket{Version: 1, Blocks: [][]byte{h.Blocks[0], flip(h.Blocks[1], bytes.Index(h.Blocks[1], []byte("read_file"))+8)}, Tail: h.Tail}},
 		{"hmac/sealed-then-appended", "a block appended to a sealed ticket, tagged with the seal tag as key", g.sealedAppend(h)},
 	} {
 		g.addForged(s.name, s.desc, g.decodeWire(s.w), "root-h", refusedAll(ref("chain", -1, "")))
@@ -97,13 +98,13 @@ func (g *gen) addForged(name, desc string, t *token.Ticket, key string, reqs []R
 	g.add(Vector{Name: name, Description: desc, Requests: reqs}, t, key, false)
 }
 
-func unwire(g *gen, t *token.Ticket) wire {
-	var w wire
+func unwire(g *gen, t *token.Ticket) wire.Ticket {
+	var w wire.Ticket
 	g.fail(cbor.Unmarshal(t.Encode(), &w))
 	return w
 }
 
-func (g *gen) decodeWire(w wire) *token.Ticket {
+func (g *gen) decodeWire(w wire.Ticket) *token.Ticket {
 	data, err := enc.Marshal(w)
 	g.fail(err)
 	t, err := token.Decode(data)
@@ -113,16 +114,16 @@ func (g *gen) decodeWire(w wire) *token.Ticket {
 
 // sealedAppend seals h (HMAC) and then appends a block keyed by the seal
 // tag, as an attacker holding only the sealed ticket could.
-func (g *gen) sealedAppend(h wire) wire {
+func (g *gen) sealedAppend(h wire.Ticket) wire.Ticket {
 	cs, err := caveat.ParseAll([]string{"calls=1"}, Now)
 	g.fail(err)
 	var b []byte
 	if err == nil {
-		v, _ := cs[0].MarshalValue()
-		b, _ = enc.Marshal(wireBlock{Caveats: map[uint64]cbor.RawMessage{uint64(caveat.Calls): v}})
+		v, _ := wire.EncodeCaveat(cs[0])
+		b, _ = enc.Marshal(wire.Block{Caveats: map[uint64]cbor.RawMessage{uint64(caveat.Calls): v}})
 	}
-	seal := mac(h.T, []byte(lHSeal))
-	return wire{V: 1, B: append(append([][]byte(nil), h.B...), b), T: mac(seal, []byte(lHBlock), b)}
+	seal := mac(h.Tail, []byte(lHSeal))
+	return wire.Ticket{Version: 1, Blocks: append(append([][]byte(nil), h.Blocks...), b), Tail: mac(seal, []byte(lHBlock), b)}
 }
 
 // appendHMAC appends a block of caveats to an HMAC ticket by hand; with a
@@ -138,9 +139,9 @@ func (g *gen) appendSigned(t *token.Ticket, cs []caveat.Caveat, signer string, h
 		return nil
 	}
 	w := unwire(g, t)
-	wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}}
+	wb := wire.Block{Caveats: map[uint64]cbor.RawMessage{}}
 	for _, c := range cs {
-		v, err := c.MarshalValue()
+		v, err := wire.EncodeCaveat(c)
 		g.fail(err)
 		wb.Caveats[uint64(c.Kind)] = v
 	}
@@ -150,14 +151,14 @@ func (g *gen) appendSigned(t *token.Ticket, cs []caveat.Caveat, signer string, h
 	b, err := enc.Marshal(wb)
 	g.fail(err)
 	if signer != "" {
-		prevID := sha([]byte(lID), w.T)
+		prevID := sha([]byte(lID), w.Tail)
 		sig := g.holderSign(signer, append(append([]byte(lRebind), prevID...), b...), highS)
-		if w.H == nil {
-			w.H = map[uint64][]byte{}
+		if w.Holder == nil {
+			w.Holder = map[uint64][]byte{}
 		}
-		w.H[uint64(len(w.B))] = sig
+		w.Holder[uint64(len(w.Blocks))] = sig
 	}
-	w.B, w.T = append(w.B, b), mac(w.T, []byte(lHBlock), b)
+	w.Blocks, w.Tail = append(w.Blocks, b), mac(w.Tail, []byte(lHBlock), b)
 	return g.decodeWire(w)
 }
 
@@ -174,18 +175,18 @@ func (g *gen) rawTicket(key, seed string, caveats map[uint64][]byte) string {
 	return hex.EncodeToString(data)
 }
 
-func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire {
+func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire.Ticket {
 	secret := g.keys[key].HMACSecret()
 	id := make([]byte, 16)
 	detrand.New(seed).Read(id)
-	wb := wireBlock{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
+	wb := wire.Block{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
 	for k, v := range caveats {
 		wb.Caveats[k] = v
 	}
 	b, err := enc.Marshal(wb)
 	g.fail(err)
 	k := mac(secret, []byte(lKey), id)
-	return wire{V: 1, B: [][]byte{b}, T: mac(k, []byte(lHBlock), b)}
+	return wire.Ticket{Version: 1, Blocks: [][]byte{b}, Tail: mac(k, []byte(lHBlock), b)}
 }
 
 func mustHex(s string) []byte {

@@ -36,7 +36,7 @@ func (g *gen) malformed() {
 		return
 	}
 	w := unwire(g, t)
-	b0, b1, tag := w.B[0], w.B[1], w.T
+	b0, b1, tag := w.Blocks[0], w.Blocks[1], w.Tail
 	blocks := func(bs ...[]byte) []byte {
 		out := head(4, len(bs))
 		for _, b := range bs {

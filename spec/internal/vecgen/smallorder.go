@@ -8,6 +8,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // smallOrder are the 14 encodings of Ed25519 points of small order that
@@ -50,23 +51,23 @@ func (g *gen) smallOrderKeys() {
 	detrand.New("smallorder id").Read(id)
 	tools := map[uint64]cbor.RawMessage{1: mustHex("8169726561645f66696c65")}
 	for i, so := range smallOrder {
-		b0, err := enc.Marshal(wireBlock{Mode: 2, KeyID: "root-e", ID: id, Caveats: tools, Next: mustHex(so)})
+		b0, err := enc.Marshal(wire.Block{Mode: 2, KeyID: "root-e", ID: id, Caveats: tools, Next: mustHex(so)})
 		g.fail(err)
 		sig0 := ed25519.Sign(root, cat([]byte(lEBlock), b0))
 		g.addMalformedHex(fmt.Sprintf("malformed/small-order-next-key-%d", i),
 			"block 0's next key is "+so+", of small order (FORMAT.md §4.2); the ticket is sealed with R = 0100…, S = 0",
-			wire{V: 1, B: [][]byte{b0}, S: [][]byte{sig0}, Z: universal})
+			wire.Ticket{Version: 1, Blocks: [][]byte{b0}, Sigs: [][]byte{sig0}, Seal: universal})
 	}
 
 	// Block 1 sets the identity as next key; a thief appends block 2 with
 	// the universal signature and the tail of a key of his own.
 	k1 := ed25519.NewKeyFromSeed(mustSeed("smallorder k1"))
 	thief := mustSeed("smallorder thief")
-	b0, err := enc.Marshal(wireBlock{Mode: 2, KeyID: "root-e", ID: id, Caveats: tools, Next: k1.Public().(ed25519.PublicKey)})
+	b0, err := enc.Marshal(wire.Block{Mode: 2, KeyID: "root-e", ID: id, Caveats: tools, Next: k1.Public().(ed25519.PublicKey)})
 	g.fail(err)
-	b1, err := enc.Marshal(wireBlock{Caveats: map[uint64]cbor.RawMessage{3: mustHex("81647372632f")}, Next: identity})
+	b1, err := enc.Marshal(wire.Block{Caveats: map[uint64]cbor.RawMessage{3: mustHex("81647372632f")}, Next: identity})
 	g.fail(err)
-	b2, err := enc.Marshal(wireBlock{Caveats: map[uint64]cbor.RawMessage{}, Next: ed25519.NewKeyFromSeed(thief).Public().(ed25519.PublicKey)})
+	b2, err := enc.Marshal(wire.Block{Caveats: map[uint64]cbor.RawMessage{}, Next: ed25519.NewKeyFromSeed(thief).Public().(ed25519.PublicKey)})
 	g.fail(err)
 	sig0 := ed25519.Sign(root, cat([]byte(lEBlock), b0))
 	sig1 := ed25519.Sign(k1, cat([]byte(lEBlock), sig0, b1))
@@ -75,7 +76,7 @@ func (g *gen) smallOrderKeys() {
 	}
 	g.addMalformedHex("malformed/small-order-next-key-block-1",
 		"block 1's next key is the identity point; block 2 is appended with the universal signature (R = 0100…, S = 0)",
-		wire{V: 1, B: [][]byte{b0, b1, b2}, S: [][]byte{sig0, sig1, universal}, T: thief})
+		wire.Ticket{Version: 1, Blocks: [][]byte{b0, b1, b2}, Sigs: [][]byte{sig0, sig1, universal}, Tail: thief})
 }
 
 func mustSeed(s string) []byte {
@@ -85,7 +86,7 @@ func mustSeed(s string) []byte {
 }
 
 // addMalformedHex adds a vector of w's encoding that decoding must refuse.
-func (g *gen) addMalformedHex(name, desc string, w wire) {
+func (g *gen) addMalformedHex(name, desc string, w wire.Ticket) {
 	data, err := enc.Marshal(w)
 	g.fail(err)
 	v := Vector{Name: name, Description: desc, Error: "malformed", TicketHex: hex.EncodeToString(data)}

@@ -1,66 +1,64 @@
-package caveat
+package wire
 
 import (
 	"bytes"
 	"encoding/hex"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
 
-	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/caveat"
 )
 
-// decodeValueReference is DecodeValue written with the fxamacker/cbor
-// decoder, plus a re-encoding check. DecodeValue reads canonical bytes by
-// hand for speed; this reference stays, and FuzzDecodeValueMatchesReference
+// decodeValueReference is DecodeCaveat written with the fxamacker/cbor
+// decoder, plus a re-encoding check. DecodeCaveat reads canonical bytes by
+// hand for speed; this reference stays, and FuzzDecodeCaveatMatchesReference
 // holds the two to the same answer on every input.
-func decodeValueReference(k Kind, raw []byte) (Caveat, error) {
-	c := Caveat{Kind: k}
+func decodeValueReference(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
+	c := caveat.Caveat{Kind: k}
 	var err error
 	switch k {
-	case Tools, Ops, Paths, Hosts, Audience:
-		err = strictcbor.Unmarshal(raw, &c.List, strictcbor.TicketLimits())
-	case Calls, Depth:
-		err = strictcbor.Unmarshal(raw, &c.N, strictcbor.TicketLimits())
-	case Until, NotBefore:
+	case caveat.Tools, caveat.Ops, caveat.Paths, caveat.Hosts, caveat.Audience:
+		err = Unmarshal(raw, &c.List, TicketLimits())
+	case caveat.Calls, caveat.Depth:
+		err = Unmarshal(raw, &c.N, TicketLimits())
+	case caveat.Until, caveat.NotBefore:
 		var t uint64
-		err = strictcbor.Unmarshal(raw, &t, strictcbor.TicketLimits())
-		if err == nil && t > uint64(maxTime) {
-			return Caveat{}, syntaxErr(k, "time")
-		}
-		c.Time = int64(t)
-	case Cost, Total:
+		err = Unmarshal(raw, &t, TicketLimits())
+		c.Time = int64(min(t, math.MaxInt64))
+	case caveat.Cost, caveat.Total:
 		var a amountValue
-		err = strictcbor.Unmarshal(raw, &a, strictcbor.TicketLimits())
-		c.Amount = Amount{Micros: a.Micros, Currency: a.Currency}
-	case Intent:
-		err = strictcbor.Unmarshal(raw, &c.Text, strictcbor.TicketLimits())
-	case Holder:
-		err = strictcbor.Unmarshal(raw, &c.Bytes, strictcbor.TicketLimits())
+		err = Unmarshal(raw, &a, TicketLimits())
+		c.Amount = caveat.Amount{Micros: a.Micros, Currency: a.Currency}
+	case caveat.Intent:
+		err = Unmarshal(raw, &c.Text, TicketLimits())
+	case caveat.Holder:
+		err = Unmarshal(raw, &c.Bytes, TicketLimits())
 	default:
-		if err := strictcbor.Check(raw, strictcbor.TicketLimits()); err != nil {
-			return Caveat{}, syntaxErr(k, "raw")
+		if err := Check(raw, TicketLimits()); err != nil {
+			return caveat.Caveat{}, syntaxErr(k, "raw")
 		}
-		return Caveat{Kind: k, Raw: bytes.Clone(raw)}, nil
+		return caveat.Caveat{Kind: k, Raw: bytes.Clone(raw)}, nil
 	}
 	if err != nil {
-		return Caveat{}, syntaxErr(k, "value")
+		return caveat.Caveat{}, syntaxErr(k, "value")
 	}
-	if why := c.problem(); why != "" {
-		return Caveat{}, syntaxErr(k, "%s", why)
+	if err := c.Valid(); err != nil {
+		return caveat.Caveat{}, err
 	}
-	enc, err := c.encode()
+	enc, err := EncodeCaveat(c)
 	if err != nil || !bytes.Equal(enc, raw) {
-		return Caveat{}, syntaxErr(k, "not canonical")
+		return caveat.Caveat{}, syntaxErr(k, "not canonical")
 	}
 	return c, nil
 }
 
-func FuzzDecodeValueMatchesReference(f *testing.F) {
+func FuzzDecodeCaveatMatchesReference(f *testing.F) {
 	for _, s := range []struct {
 		k   uint8
 		hex string
@@ -70,21 +68,21 @@ func FuzzDecodeValueMatchesReference(f *testing.F) {
 		f.Add(s.k, mustHexF(s.hex))
 	}
 	f.Fuzz(func(t *testing.T, k uint8, raw []byte) {
-		got, err1 := DecodeValue(Kind(k), raw)
-		want, err2 := decodeValueReference(Kind(k), raw)
+		got, err1 := DecodeCaveat(caveat.Kind(k), raw)
+		want, err2 := decodeValueReference(caveat.Kind(k), raw)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("kind %d %x: fast %v, reference %v", k, raw, err1, err2)
 		}
 		if err1 != nil {
-			if !errors.Is(err1, ErrSyntax) {
-				t.Fatalf("error %v does not wrap ErrSyntax", err1)
+			if !errors.Is(err1, caveat.ErrSyntax) {
+				t.Fatalf("error %v does not wrap caveat.ErrSyntax", err1)
 			}
 			return
 		}
 		if !got.Equal(want) {
 			t.Fatalf("kind %d %x: fast %+v, reference %+v", k, raw, got, want)
 		}
-		if enc, err := got.MarshalValue(); err != nil || !bytes.Equal(enc, raw) {
+		if enc, err := EncodeCaveat(got); err != nil || !bytes.Equal(enc, raw) {
 			t.Fatalf("kind %d %x re-encodes to %x (%v)", k, raw, enc, err)
 		}
 	})
@@ -98,31 +96,31 @@ func mustHexF(s string) []byte {
 	return b
 }
 
-// decodeMapReference is Decoder.DecodeMap written with the fxamacker/cbor
+// decodeMapReference is CaveatDecoder.DecodeMap written with the fxamacker/cbor
 // decoder: the map's canonical form checked as inside a block, then every
 // value through decodeValueReference.
-func decodeMapReference(m []byte) ([]Caveat, error) {
-	if err := strictcbor.Check(m, strictcbor.TicketLimits()); err != nil {
+func decodeMapReference(m []byte) ([]caveat.Caveat, error) {
+	if err := Check(m, TicketLimits()); err != nil {
 		return nil, syntaxErr(0, "not canonical, or too large")
 	}
-	inBlock := strictcbor.TicketLimits()
+	inBlock := TicketLimits()
 	inBlock.MaxItemSize = 0 // the map's own size is what counts
-	if err := strictcbor.Check(append([]byte{0xa1, 0x04}, m...), inBlock); err != nil {
+	if err := Check(append([]byte{0xa1, 0x04}, m...), inBlock); err != nil {
 		return nil, syntaxErr(0, "nested too deep for a block")
 	}
 	var w map[uint64]cbor.RawMessage
-	if err := strictcbor.Unmarshal(m, &w, strictcbor.TicketLimits()); err != nil || w == nil {
+	if err := Unmarshal(m, &w, TicketLimits()); err != nil || w == nil {
 		return nil, syntaxErr(0, "not a map of kinds")
 	}
-	if len(w) > strictcbor.MaxCaveatsPerBlock {
+	if len(w) > MaxCaveatsPerBlock {
 		return nil, syntaxErr(0, "too many")
 	}
-	var out []Caveat
+	var out []caveat.Caveat
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		if k == 0 {
 			return nil, syntaxErr(0, "kind 0")
 		}
-		c, err := decodeValueReference(Kind(k), w[k])
+		c, err := decodeValueReference(caveat.Kind(k), w[k])
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +129,7 @@ func decodeMapReference(m []byte) ([]Caveat, error) {
 	return out, nil
 }
 
-// FuzzDecodeMapMatchesReference holds Decoder.DecodeMap, reading a map
+// FuzzDecodeMapMatchesReference holds CaveatDecoder.DecodeMap, reading a map
 // that lies inside a larger buffer, to decodeMapReference.
 func FuzzDecodeMapMatchesReference(f *testing.F) {
 	for _, h := range []string{
@@ -142,7 +140,7 @@ func FuzzDecodeMapMatchesReference(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, m []byte) {
 		buf := append(append([]byte{0xff}, m...), 0xa0)
-		d := NewDecoder(buf, make([]Caveat, 1))
+		d := NewCaveatDecoder(buf, make([]caveat.Caveat, 1))
 		got, next, err1 := d.DecodeMap(1, 1+len(m))
 		if err1 == nil && next != 1+len(m) {
 			err1 = syntaxErr(0, "trailing bytes")
@@ -152,8 +150,8 @@ func FuzzDecodeMapMatchesReference(f *testing.F) {
 			t.Fatalf("%x: DecodeMap %v, reference %v", m, err1, err2)
 		}
 		if err1 != nil {
-			if !errors.Is(err1, ErrSyntax) {
-				t.Fatalf("error %v does not wrap ErrSyntax", err1)
+			if !errors.Is(err1, caveat.ErrSyntax) {
+				t.Fatalf("error %v does not wrap caveat.ErrSyntax", err1)
 			}
 			return
 		}

@@ -1,10 +1,10 @@
-package caveat
+package wire
 
-import "github.com/tickettool/tickettool/internal/strictcbor"
+import "github.com/tickettool/tickettool/caveat"
 
-// Decoder decodes the caveat maps that lie in one buffer, such as the
-// blocks of one ticket, in a single pass over their bytes. Each value is
-// decoded and checked exactly as DecodeValue decodes it, but the results
+// CaveatDecoder decodes the caveat maps that lie in one buffer, such as
+// the blocks of one ticket, in a single pass over their bytes. Each value
+// is decoded and checked exactly as DecodeCaveat decodes it, but the results
 // share storage: every string is a substring of one copy of the buffer,
 // lists take their entries from shared chunks, and the caveats go first
 // into room the caller provides. A ticket's caveats then cost a few
@@ -12,34 +12,34 @@ import "github.com/tickettool/tickettool/internal/strictcbor"
 // path. The results never alias the buffer; their strings keep the one
 // copy of all of it in memory while any of them lives.
 //
-// A Decoder is for one goroutine.
-type Decoder struct {
+// A CaveatDecoder is for one goroutine.
+type CaveatDecoder struct {
 	src     source
-	entries []string // spare room for list entries
-	cavs    []Caveat // spare room for caveats
+	entries []string        // spare room for list entries
+	cavs    []caveat.Caveat // spare room for caveats
 }
 
-// NewDecoder returns a Decoder for caveat maps inside buf, which the
-// caller must not modify while it uses the Decoder. Decoded caveats go
-// into room (which may be nil) while it lasts.
-func NewDecoder(buf []byte, room []Caveat) Decoder {
-	return Decoder{src: source{b: buf}, cavs: room[:0:cap(room)]}
+// NewCaveatDecoder returns a CaveatDecoder for caveat maps inside buf,
+// which the caller must not modify while it uses the decoder. Decoded
+// caveats go into room (which may be nil) while it lasts.
+func NewCaveatDecoder(buf []byte, room []caveat.Caveat) CaveatDecoder {
+	return CaveatDecoder{src: source{b: buf}, cavs: room[:0:cap(room)]}
 }
 
 // DecodeMap decodes the caveat map that starts at buf[start] and lies
 // within buf[:end]: a block's field 4 (spec/FORMAT.md §3), a CBOR map from
 // kind (an unsigned integer, not 0) to the kind's value, in core
 // deterministic encoding, with kinds strictly ascending, at most
-// strictcbor.MaxCaveatsPerBlock pairs, nesting as inside a block (the map
-// two levels deep) and within strictcbor.TicketLimits(), the map's own size
-// included. It returns the caveats in kind order and the offset just past
-// the map. Every error wraps ErrSyntax; its Kind is that of the value at
-// fault, 0 for the map.
-func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
+// MaxCaveatsPerBlock pairs, nesting as inside a block (the map two levels
+// deep) and within TicketLimits, the map's own size included. It returns
+// the caveats in kind order and the offset just past the map. Every error
+// is a *caveat.Error wrapping caveat.ErrSyntax; its Kind is that of the
+// value at fault, 0 for the map.
+func (d *CaveatDecoder) DecodeMap(start, end int) ([]caveat.Caveat, int, error) {
 	if start < 0 || end < start || end > len(d.src.b) {
 		return nil, 0, syntaxErr(0, "caveat map lies outside the decoder's buffer")
 	}
-	r := strictcbor.NewReader(d.src.b[:end], strictcbor.TicketLimits())
+	r := NewReader(d.src.b[:end], TicketLimits())
 	r.Seek(start)
 	if r.Peek() != 5 {
 		return nil, 0, syntaxErr(0, "caveats are not a map")
@@ -47,9 +47,9 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 	n := r.Map()
 	switch {
 	case r.Failed():
-		return nil, 0, syntaxErr(0, "caveat map: %v", relative(r.Err(), start))
-	case n > strictcbor.MaxCaveatsPerBlock:
-		return nil, 0, syntaxErr(0, "more than %d caveats", strictcbor.MaxCaveatsPerBlock)
+		return nil, 0, syntaxErr(0, "%s", r.failure("caveat map", start))
+	case n > MaxCaveatsPerBlock:
+		return nil, 0, syntaxErr(0, "more than %d caveats", MaxCaveatsPerBlock)
 	case n == 0:
 		return nil, r.Offset(), nil
 	}
@@ -61,20 +61,20 @@ func (d *Decoder) DecodeMap(start, end int) ([]Caveat, int, error) {
 		case r.WrongType():
 			return nil, 0, syntaxErr(0, "a caveat kind is not an unsigned integer")
 		case r.Failed():
-			return nil, 0, syntaxErr(0, "caveat map: %v", relative(r.Err(), start))
+			return nil, 0, syntaxErr(0, "%s", r.failure("caveat map", start))
 		case kind == 0:
 			return nil, 0, syntaxErr(0, "caveat kind 0 is reserved")
 		case j > 0 && kind <= prev:
-			return nil, 0, syntaxErr(Kind(kind), "caveat kinds are not in ascending order or repeat")
+			return nil, 0, syntaxErr(caveat.Kind(kind), "caveat kinds are not in ascending order or repeat")
 		}
 		prev = kind
-		cavs[j] = Caveat{} // room may hold an earlier ticket's caveats
-		if err := decodeInto(&cavs[j], Kind(kind), &r, &d.src, &d.entries, 3); err != nil {
+		cavs[j] = caveat.Caveat{} // room may hold an earlier ticket's caveats
+		if err := decodeInto(&cavs[j], caveat.Kind(kind), &r, &d.src, &d.entries, 3); err != nil {
 			return nil, 0, err
 		}
 	}
-	if r.Offset()-start > strictcbor.TicketLimits().MaxItemSize {
-		return nil, 0, syntaxErr(0, "caveat map: cbor: item larger than %d bytes", strictcbor.TicketLimits().MaxItemSize)
+	if r.Offset()-start > TicketLimits().MaxItemSize {
+		return nil, 0, syntaxErr(0, "caveat map larger than %d bytes", TicketLimits().MaxItemSize)
 	}
 	return cavs, r.Offset(), nil
 }

@@ -1,4 +1,4 @@
-package caveat_test
+package wire_test
 
 import (
 	"encoding/hex"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // cavMap returns the hex of a caveat map of the given kind → value-hex
@@ -29,7 +30,7 @@ const (
 func TestDecodeMap(t *testing.T) {
 	m := cavMap("01", vTools, "02", vOps, "03", vPaths, "06", vUntil)
 	buf, _ := hex.DecodeString("ffff" + m + "ee")
-	d := caveat.NewDecoder(buf, nil)
+	d := wire.NewCaveatDecoder(buf, nil)
 	cavs, next, err := d.DecodeMap(2, len(buf))
 	if err != nil || next != len(buf)-1 || len(cavs) != 4 {
 		t.Fatalf("DecodeMap = %d caveats, next %d, %v", len(cavs), next, err)
@@ -60,7 +61,7 @@ func TestDecodeMapRoom(t *testing.T) {
 	for i := range room { // stale caveats in the room change nothing
 		room[i] = caveat.Caveat{Kind: caveat.Calls, N: 7, List: []string{"old"}, Text: "old"}
 	}
-	d := caveat.NewDecoder(buf, room)
+	d := wire.NewCaveatDecoder(buf, room)
 	var all [][]caveat.Caveat
 	for off := 0; off < len(buf); {
 		cavs, next, err := d.DecodeMap(off, len(buf))
@@ -108,7 +109,7 @@ func TestDecodeMapRefused(t *testing.T) {
 		{cavMap("1863", "8181a0"), 99, "nesting"},                  // depth 5, counted as inside a block
 	} {
 		buf, _ := hex.DecodeString(tc.hex)
-		d := caveat.NewDecoder(buf, nil)
+		d := wire.NewCaveatDecoder(buf, nil)
 		_, _, err := d.DecodeMap(0, len(buf))
 		ce := wantErr(t, tc.hex, err, caveat.ErrSyntax)
 		if ce.Kind != tc.kind || !strings.Contains(ce.Reason, tc.why) {
@@ -118,14 +119,14 @@ func TestDecodeMapRefused(t *testing.T) {
 	// At the limits: 16 caveats, and an unknown value nested to depth 4.
 	for _, h := range []string{many(16), cavMap("1863", "818100"), "a0"} {
 		buf, _ := hex.DecodeString(h)
-		d := caveat.NewDecoder(buf, nil)
+		d := wire.NewCaveatDecoder(buf, nil)
 		if _, next, err := d.DecodeMap(0, len(buf)); err != nil || next != len(buf) {
 			t.Errorf("%s: next %d, %v", h, next, err)
 		}
 	}
 	// Bounds outside the buffer are an error, not a panic.
 	buf, _ := hex.DecodeString(cavMap("01", vTools))
-	d := caveat.NewDecoder(buf, nil)
+	d := wire.NewCaveatDecoder(buf, nil)
 	for _, b := range [][2]int{{-1, 3}, {2, 1}, {0, len(buf) + 1}} {
 		if _, _, err := d.DecodeMap(b[0], b[1]); err == nil {
 			t.Errorf("bounds %v accepted", b)
@@ -138,9 +139,9 @@ func TestDecodeMapRefused(t *testing.T) {
 }
 
 // TestDecodeSizeLimit: a caveat value, and a caveat map, may be at most
-// strictcbor's MaxItemSize (64 KiB) long: at the limit they decode, one
+// TicketLimits' MaxItemSize (64 KiB) long: at the limit they decode, one
 // byte over they are refused (the ticket around them is bounded anyway;
-// DecodeValue and DecodeMap are public and bound themselves).
+// DecodeCaveat and DecodeMap bound themselves).
 func TestDecodeSizeLimit(t *testing.T) {
 	const limit = 64 << 10
 	bstr := func(n int) []byte { // a byte string of n bytes, n in 256..65535
@@ -148,12 +149,12 @@ func TestDecodeSizeLimit(t *testing.T) {
 	}
 	for _, total := range []int{limit, limit + 1} {
 		v := bstr(total - 3)
-		_, err := caveat.DecodeValue(99, v)
+		_, err := wire.DecodeCaveat(99, v)
 		if (err == nil) != (total == limit) {
-			t.Errorf("DecodeValue of %d bytes: %v", total, err)
+			t.Errorf("DecodeCaveat of %d bytes: %v", total, err)
 		}
 		m := append([]byte{0xa1, 0x18, 0x63}, bstr(total-6)...)
-		d := caveat.NewDecoder(m, nil)
+		d := wire.NewCaveatDecoder(m, nil)
 		_, _, err = d.DecodeMap(0, len(m))
 		if (err == nil) != (total == limit) {
 			t.Errorf("DecodeMap of %d bytes: %v", total, err)
@@ -164,15 +165,15 @@ func TestDecodeSizeLimit(t *testing.T) {
 	for i := range 1024 {
 		list = append(append(list, 0x78, 64), fmt.Sprintf("%04d%s", i, strings.Repeat("a", 60))...)
 	}
-	if _, err := caveat.DecodeValue(caveat.Tools, list); err == nil || !strings.Contains(err.Error(), "larger") {
-		t.Errorf("DecodeValue of a %d-byte tools list: %v", len(list), err)
+	if _, err := wire.DecodeCaveat(caveat.Tools, list); err == nil || !strings.Contains(err.Error(), "larger") {
+		t.Errorf("DecodeCaveat of a %d-byte tools list: %v", len(list), err)
 	}
 }
 
-func ExampleDecoder() {
+func ExampleCaveatDecoder() {
 	// A block's caveat map: tools=read_file, paths=src/.
 	buf, _ := hex.DecodeString("a2018169726561645f66696c650381647372632f")
-	d := caveat.NewDecoder(buf, nil)
+	d := wire.NewCaveatDecoder(buf, nil)
 	cavs, next, err := d.DecodeMap(0, len(buf))
 	if err != nil {
 		panic(err)

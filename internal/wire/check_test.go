@@ -1,4 +1,4 @@
-package strictcbor
+package wire
 
 import (
 	"bytes"

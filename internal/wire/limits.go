@@ -1,4 +1,4 @@
-package strictcbor
+package wire
 
 // The limits every decoder of this module enforces. They are deliberately
 // small: a ticket describes one piece of work, and a receipt one decision.
@@ -21,6 +21,13 @@ const (
 	MaxNesting = 4
 	// MaxRecordBytes bounds one receipt record of the receipt chain.
 	MaxRecordBytes = 16 << 10
+)
+
+// Chunk sizes: how many caveats and list entries a CaveatDecoder
+// allocates at once when fewer are needed.
+const (
+	cavChunk  = 4
+	listChunk = 8
 )
 
 // Limits parametrise the canonical-form check for one kind of item.

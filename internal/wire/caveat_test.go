@@ -1,12 +1,14 @@
-package caveat_test
+package wire_test
 
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/wire"
 )
 
 // TestGoldenValues pins the CBOR value of one caveat of every kind. The
@@ -31,23 +33,23 @@ func TestGoldenValues(t *testing.T) {
 		{"holder=" + jkt, "5820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"},
 	} {
 		c := mustParse(t, tc.text)
-		got, err := c.MarshalValue()
+		got, err := wire.EncodeCaveat(c)
 		if err != nil {
-			t.Errorf("%s: MarshalValue: %v", tc.text, err)
+			t.Errorf("%s: EncodeCaveat: %v", tc.text, err)
 			continue
 		}
 		if hex.EncodeToString(got) != tc.hex {
-			t.Errorf("%s: MarshalValue = %x, want %s", tc.text, got, tc.hex)
+			t.Errorf("%s: EncodeCaveat = %x, want %s", tc.text, got, tc.hex)
 		}
 		raw, _ := hex.DecodeString(tc.hex)
-		d, err := caveat.DecodeValue(c.Kind, raw)
+		d, err := wire.DecodeCaveat(c.Kind, raw)
 		if err != nil || !d.Equal(c) {
-			t.Errorf("%s: DecodeValue = %+v, %v", tc.text, d, err)
+			t.Errorf("%s: DecodeCaveat = %+v, %v", tc.text, d, err)
 		}
 	}
 }
 
-func TestDecodeValueRefused(t *testing.T) {
+func TestDecodeCaveatRefused(t *testing.T) {
 	tstr := func(s string) string { return hex.EncodeToString(append([]byte{0x60 | byte(len(s))}, s...)) }
 	for _, tc := range []struct {
 		k   caveat.Kind
@@ -105,7 +107,7 @@ func TestDecodeValueRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(tc.why, err)
 		}
-		c, err := caveat.DecodeValue(tc.k, raw)
+		c, err := wire.DecodeCaveat(tc.k, raw)
 		if err == nil {
 			t.Errorf("%v %s (%s): accepted as %+v", tc.k, tc.hex, tc.why, c)
 			continue
@@ -116,25 +118,25 @@ func TestDecodeValueRefused(t *testing.T) {
 
 func TestUnknownKindRaw(t *testing.T) {
 	raw := []byte{0xa2, 0x01, 0x02, 0x03, 0x61, 0x78} // {1: 2, 3: "x"}
-	c, err := caveat.DecodeValue(42, raw)
+	c, err := wire.DecodeCaveat(42, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Kind != 42 || !bytes.Equal(c.Raw, raw) {
-		t.Fatalf("DecodeValue(42) = %+v", c)
+		t.Fatalf("DecodeCaveat(42) = %+v", c)
 	}
 	raw[1] = 0x00 // the caveat must not alias the input
 	if c.Raw[1] != 0x01 {
-		t.Fatal("DecodeValue kept the caller's slice")
+		t.Fatal("DecodeCaveat kept the caller's slice")
 	}
-	enc, err := c.MarshalValue()
+	enc, err := wire.EncodeCaveat(c)
 	if err != nil || !bytes.Equal(enc, c.Raw) {
-		t.Fatalf("MarshalValue = %x, %v", enc, err)
+		t.Fatalf("EncodeCaveat = %x, %v", enc, err)
 	}
 	wantErr(t, "Check unknown kind", c.Check(&caveat.Request{}, now, 0), caveat.ErrRefused)
 }
 
-func TestMarshalValueRefusesInvalid(t *testing.T) {
+func TestEncodeCaveatRefusesInvalid(t *testing.T) {
 	for name, c := range map[string]caveat.Caveat{
 		"unsorted":         {Kind: caveat.Tools, List: []string{"b", "a"}},
 		"empty list":       {Kind: caveat.Tools},
@@ -150,7 +152,47 @@ func TestMarshalValueRefusesInvalid(t *testing.T) {
 		"unknown, bad raw": {Kind: 42, Raw: []byte{0x18, 0x01}},
 		"kind 0, no raw":   {},
 	} {
-		_, err := c.MarshalValue()
+		_, err := wire.EncodeCaveat(c)
 		wantErr(t, name, err, caveat.ErrSyntax)
+	}
+}
+
+// TestCaveatBoundsAreTheFormats: package caveat bounds lists and text with
+// its own constants; they must be this package's MaxListItems and
+// MaxStringBytes, or a valid caveat could make a ticket no reader accepts
+// (or the reverse).
+func TestCaveatBoundsAreTheFormats(t *testing.T) {
+	for _, n := range []int{wire.MaxListItems, wire.MaxListItems + 1} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("t%05d", i)
+		}
+		c, err := caveat.NewTools(names...)
+		if (err == nil) != (n == wire.MaxListItems) {
+			t.Fatalf("NewTools with %d entries: %v", n, err)
+		}
+		if err != nil {
+			continue
+		}
+		raw, err := wire.EncodeCaveat(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wire.DecodeCaveat(caveat.Tools, raw); err != nil {
+			t.Fatalf("a list of %d entries: %v", n, err)
+		}
+	}
+	for _, n := range []int{wire.MaxStringBytes, wire.MaxStringBytes + 1} {
+		c, err := caveat.NewIntent(strings.Repeat("x", n))
+		if (err == nil) != (n == wire.MaxStringBytes) {
+			t.Fatalf("NewIntent of %d bytes: %v", n, err)
+		}
+		if err != nil {
+			continue
+		}
+		raw, _ := wire.EncodeCaveat(c)
+		if _, err := wire.DecodeCaveat(caveat.Intent, raw); err != nil {
+			t.Fatalf("an intent of %d bytes: %v", n, err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package strictcbor
+package wire
 
 import (
 	"encoding/binary"
@@ -72,6 +72,19 @@ func (r *Reader) fail(off int, reason string, wrongType bool) {
 	}
 }
 
+// failure describes the first failure in a message about the item that
+// starts at offset start and that the message calls what, counting bytes
+// from start: "byte 3 of the value: text string too long".
+func (r *Reader) failure(what string, start int) string {
+	switch {
+	case r.err == nil:
+		return ""
+	case r.err.Offset < start:
+		return what + ": " + r.err.Reason
+	}
+	return "byte " + strconv.Itoa(r.err.Offset-start) + " of the " + what + ": " + r.err.Reason
+}
+
 // Peek returns the major type of the next item, or 255 at the end or after
 // a failure.
 func (r *Reader) Peek() byte {
@@ -84,39 +97,51 @@ func (r *Reader) Peek() byte {
 // head reads a head of the given major type (0 to 5) and returns its
 // argument.
 func (r *Reader) head(major byte) uint64 {
+	_, arg := r.readHead(major)
+	return arg
+}
+
+// anyType asks readHead for a head of any major type.
+const anyType = 255
+
+// readHead reads a head of major type want (0 to 5), or of any type when
+// want is anyType, and returns its type and argument: for major type 7
+// only the one-byte heads (simple values 0 to 23), since floats and the
+// longer simple values are never canonical here. Every read of this
+// package goes through it.
+func (r *Reader) readHead(want byte) (major byte, arg uint64) {
 	if r.err != nil {
-		return 0
+		return 0, 0
+	}
+	if want != anyType && r.off < len(r.b) && r.b[r.off]>>5 != want {
+		r.fail(r.off, "wrong CBOR type: want "+majorName[want], true)
+		return 0, 0
 	}
 	off := r.off
 	if off >= len(r.b) {
 		r.fail(off, "unexpected end of input", false)
-		return 0
+		return 0, 0
 	}
 	ib := r.b[off]
-	if ib>>5 != major {
-		r.fail(off, "wrong CBOR type: want "+majorName[major], true)
-		return 0
-	}
-	ai := ib & 0x1f
-	if ai < 24 {
-		r.off++
-		return uint64(ai)
-	}
+	major, ai := ib>>5, ib&0x1f
 	switch {
+	case ai < 24:
+		r.off++
+		return major, uint64(ai)
 	case ai == 31:
 		r.fail(off, "indefinite length", false)
-		return 0
+		return 0, 0
 	case ai > 27:
 		r.fail(off, "reserved additional information", false)
-		return 0
+		return 0, 0
 	}
 	n := 1 << (ai - 24)
 	if len(r.b)-off-1 < n {
 		r.fail(off, "unexpected end of input", false)
-		return 0
+		return 0, 0
 	}
 	p := r.b[off+1 : off+1+n]
-	var arg, min uint64
+	var min uint64
 	switch n {
 	case 1:
 		arg, min = uint64(p[0]), 24
@@ -127,12 +152,16 @@ func (r *Reader) head(major byte) uint64 {
 	default:
 		arg, min = binary.BigEndian.Uint64(p), 1<<32
 	}
-	if arg < min {
+	switch {
+	case major == 7:
+		r.fail(off, "floating-point or simple value", false)
+		return 0, 0
+	case arg < min:
 		r.fail(off, "integer or length not in shortest form", false)
-		return 0
+		return 0, 0
 	}
 	r.off = off + 1 + n
-	return arg
+	return major, arg
 }
 
 var majorName = [...]string{"unsigned integer", "negative integer", "byte string", "text string", "array", "map"}
@@ -169,6 +198,7 @@ func (r *Reader) Bytes() []byte { return r.str(2) }
 // Text reads a text string, checked to be valid UTF-8, as bytes.
 func (r *Reader) Text() []byte { return r.str(3) }
 
+// str reads a string of the given major type (2 or 3).
 func (r *Reader) str(major byte) []byte {
 	off := r.off
 	n := r.head(major)
@@ -193,28 +223,4 @@ func (r *Reader) str(major byte) []byte {
 	}
 	r.off = end
 	return s
-}
-
-// Raw reads the next item, whatever it is, and returns its exact bytes,
-// after checking it entirely as Check does, given that it lies depth
-// levels deep (1 for a top-level item) in an item whose nesting is bounded
-// by the reader's limits.
-func (r *Reader) Raw(depth int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	start := r.off
-	c := checker{b: r.b[start:], lim: r.lim}
-	end, err := c.item(0, depth)
-	if err != nil {
-		e := err.(*Error)
-		r.fail(start+e.Offset, e.Reason, false)
-		return nil
-	}
-	if r.lim.MaxItemSize > 0 && end > r.lim.MaxItemSize {
-		r.fail(start, "item larger than "+strconv.Itoa(r.lim.MaxItemSize)+" bytes", false)
-		return nil
-	}
-	r.off = start + end
-	return r.b[start:r.off:r.off]
 }
