@@ -147,7 +147,7 @@ func check(proof string, exp *Expectations, st *settings, now time.Time) (*Proof
 	if e := checkBinding(c, exp); e != nil {
 		return nil, e
 	}
-	jkt, err := Thumbprint(jwk)
+	jkt, err := thumbprint(jwk)
 	if err != nil {
 		return nil, refuse(CheckJKT, "cannot compute key thumbprint")
 	}

@@ -7,12 +7,14 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/smallorder"
 	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Block is one decoded block. Fields marked "block 0" are set only there.
 type Block struct {
-	Mode     Mode              // block 0: the chaining mode
+	Alg      key.Alg           // block 0: the chaining algorithm (HMACSHA256 or Ed25519), the mode on the wire
 	KeyID    string            // block 0: the root key id
 	TicketID []byte            // block 0: 16 random bytes shared by every descendant (the family id)
 	Caveats  []caveat.Caveat   // at most one per kind, in kind order
@@ -44,7 +46,7 @@ type wireBlock struct {
 // encodeBlock fills b.raw from the other fields. Caveats must be valid and
 // at most one per kind.
 func encodeBlock(b *Block) error {
-	w := wireBlock{Mode: uint64(b.Mode), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
+	w := wireBlock{Mode: wireMode(b.Alg), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
 		Caveats: make(map[uint64]cbor.RawMessage, len(b.Caveats))}
 	for _, c := range b.Caveats {
 		v, err := c.MarshalValue()
@@ -133,16 +135,16 @@ func readBlock(raw []byte, off, i int, dec *caveat.Decoder) (blockFields, error)
 }
 
 // blockFromFields checks a block's fields and fills b.
-func blockFromFields(b *Block, w blockFields, raw []byte, i int, mode Mode) error {
+func blockFromFields(b *Block, w blockFields, raw []byte, i int, alg key.Alg) error {
 	if !w.hasCavs {
 		return malformed(i, "no caveat map")
 	}
-	*b = Block{Mode: Mode(w.mode), TicketID: w.id, RebindJWK: w.rebind, raw: raw}
+	*b = Block{Alg: algOfMode(w.mode), TicketID: w.id, RebindJWK: w.rebind, raw: raw}
 	if i == 0 {
-		if b.Mode != ModeHMAC && b.Mode != ModeEd25519 {
+		if b.Alg == 0 {
 			return malformed(0, "unknown or missing mode")
 		}
-		mode = b.Mode
+		alg = b.Alg
 		b.KeyID = string(w.keyID)
 		if err := checkKeyID(b.KeyID); err != nil {
 			return malformed(0, err.Error()[len("token: "):])
@@ -154,11 +156,11 @@ func blockFromFields(b *Block, w blockFields, raw []byte, i int, mode Mode) erro
 		return malformed(i, "mode, key id and ticket id belong in block 0 only")
 	}
 	switch {
-	case mode == ModeEd25519 && len(w.next) != ed25519.PublicKeySize:
+	case alg == key.Ed25519 && len(w.next) != ed25519.PublicKeySize:
 		return malformed(i, "ed25519 block needs a 32-byte next key")
-	case mode == ModeHMAC && len(w.next) != 0:
+	case alg == key.HMACSHA256 && len(w.next) != 0:
 		return malformed(i, "hmac block has a next key")
-	case smallOrder(w.next):
+	case smallorder.Is(w.next):
 		return malformed(i, "ed25519 next key is a point of small order")
 	}
 	if len(w.next) > 0 {

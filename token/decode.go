@@ -6,6 +6,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/strictcbor"
+	"github.com/tickettool/tickettool/key"
 )
 
 // smallBlocks is room for the blocks of a typical ticket, so that reading
@@ -156,7 +157,7 @@ func ticketFromFields(w wireTicket, blocks ticketBlocks, data []byte, read func(
 	t, room := newTicket(len(blocks.raw))
 	t.tail, t.seal = w.Tail, w.Seal
 	dec := caveat.NewDecoder(data, room)
-	var mode Mode
+	var alg key.Alg
 	for i, raw := range blocks.raw {
 		var f blockFields
 		var err error
@@ -169,11 +170,11 @@ func ticketFromFields(w wireTicket, blocks ticketBlocks, data []byte, read func(
 			return nil, err
 		}
 		b := &t.blocks[i]
-		if err := blockFromFields(b, f, raw, i, mode); err != nil {
+		if err := blockFromFields(b, f, raw, i, alg); err != nil {
 			return nil, err
 		}
 		if i == 0 {
-			mode = b.Mode
+			alg = b.Alg
 		}
 		if sig, ok := w.Holder[uint64(i)]; ok != (len(b.RebindJWK) > 0) {
 			return nil, malformed(i, "a rebinding block needs exactly one holder signature, and only it")
@@ -188,7 +189,7 @@ func ticketFromFields(w wireTicket, blocks ticketBlocks, data []byte, read func(
 			return nil, malformed(-1, "holder signature for a block that does not exist")
 		}
 	}
-	if mode == ModeHMAC {
+	if alg == key.HMACSHA256 {
 		switch {
 		case len(w.Sigs) != 0:
 			return nil, malformed(-1, "hmac ticket carries signatures")

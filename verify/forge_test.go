@@ -11,6 +11,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -60,7 +61,7 @@ func appendRaw(t *testing.T, tk *token.Ticket, signer *holder, cs []caveat.Cavea
 	w := unwireT(t, tk)
 	wb := wireBlock{Caveats: map[uint64]cbor.RawMessage{}}
 	if signer != nil {
-		wb.Rebind = signer.signer.PublicJWK()
+		wb.Rebind = signer.key.Public().JWK()
 	}
 	for _, c := range cs {
 		v, err := c.MarshalValue()
@@ -85,7 +86,7 @@ func appendRaw(t *testing.T, tk *token.Ticket, signer *holder, cs []caveat.Cavea
 			prev = w.S[len(w.S)-1]
 		}
 		id := sha256.Sum256(append([]byte("tickettool/v1 block id\x00"), prev...))
-		sig, err := signer.signer.Sign(append(append([]byte("tickettool/v1 rebind\x00"), id[:]...), b...))
+		sig, err := signer.key.Sign(append(append([]byte("tickettool/v1 rebind\x00"), id[:]...), b...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestSmallOrderNextKeyRefused(t *testing.T) {
 		}
 	}
 	// A root key of small order is refused too.
-	if _, err := token.NewEd25519PublicKey("root", make([]byte, 32)); err == nil {
+	if _, err := key.NewEd25519Public("root", make([]byte, 32)); err == nil {
 		t.Error("a small-order root key was accepted")
 	}
 }

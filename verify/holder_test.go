@@ -2,7 +2,6 @@ package verify_test
 
 import (
 	"context"
-	"crypto"
 	"errors"
 	"strings"
 	"testing"
@@ -14,31 +13,23 @@ import (
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
 type holder struct {
-	key    crypto.Signer
-	jkt    string
-	signer *dpop.HolderSigner
+	key *key.Holder
+	jkt string
 }
 
-func newHolder(t *testing.T, alg, seed string) holder {
+func newHolder(t *testing.T, alg key.Alg, seed string) holder {
 	t.Helper()
 	k, err := fixedkey.Holder(alg, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := dpop.NewHolderSigner(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return holder{k, jkt, s}
+	return holder{k, k.Thumbprint()}
 }
 
 const htm, htu = "POST", "mcp://workspace/read_file"
@@ -67,8 +58,8 @@ func bind(t *testing.T, h holder) caveat.Caveat {
 }
 
 func TestBoundTicket(t *testing.T) {
-	alice := newHolder(t, "ES256", "alice")
-	mallory := newHolder(t, "EdDSA", "mallory")
+	alice := newHolder(t, key.ES256, "alice")
+	mallory := newHolder(t, key.Ed25519, "mallory")
 	for _, f := range fixtures(t) {
 		bound, err := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
 		if err != nil {
@@ -117,9 +108,9 @@ func TestBoundTicket(t *testing.T) {
 }
 
 func TestRebinding(t *testing.T) {
-	alice := newHolder(t, "ES256", "alice")
-	bob := newHolder(t, "EdDSA", "bob")
-	mallory := newHolder(t, "ES256", "mallory")
+	alice := newHolder(t, key.ES256, "alice")
+	bob := newHolder(t, key.Ed25519, "bob")
+	mallory := newHolder(t, key.ES256, "mallory")
 	for _, f := range fixtures(t) {
 		bound, err := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
 		if err != nil {
@@ -129,11 +120,11 @@ func TestRebinding(t *testing.T) {
 		if _, err := bound.Attenuate([]caveat.Caveat{bind(t, mallory)}, nil); !errors.Is(err, token.ErrHolder) {
 			t.Errorf("%s: rebind without key: %v", f.name, err)
 		}
-		if _, err := bound.Attenuate([]caveat.Caveat{bind(t, mallory)}, &token.Options{Holder: mallory.signer}); !errors.Is(err, token.ErrHolder) {
+		if _, err := bound.Attenuate([]caveat.Caveat{bind(t, mallory)}, &token.Options{Holder: mallory.key}); !errors.Is(err, token.ErrHolder) {
 			t.Errorf("%s: rebind with the thief's key: %v", f.name, err)
 		}
 		// Alice hands the work to Bob.
-		rebound, err := bound.Attenuate([]caveat.Caveat{bind(t, bob)}, &token.Options{Holder: alice.signer})
+		rebound, err := bound.Attenuate([]caveat.Caveat{bind(t, bob)}, &token.Options{Holder: alice.key})
 		if err != nil {
 			t.Fatalf("%s: honest rebind: %v", f.name, err)
 		}
@@ -180,7 +171,7 @@ func TestRebinding(t *testing.T) {
 }
 
 func TestGuardReplay(t *testing.T) {
-	alice := newHolder(t, "EdDSA", "alice")
+	alice := newHolder(t, key.Ed25519, "alice")
 	for _, f := range fixtures(t) {
 		bound, _ := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
 		g, err := guard.New(guard.Config{Keys: f.keys})

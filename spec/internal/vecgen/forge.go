@@ -9,6 +9,8 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -37,7 +39,7 @@ func (g *gen) forged() {
 
 	// The RS256→HS256 confusion: an HMAC ticket keyed with the Ed25519 root
 	// public key's bytes, under that key's id.
-	confused, err := token.NewHMACKey("root-e", g.keys["root-e"].Verifying().Ed25519Public())
+	confused, err := key.NewHMAC("root-e", fixedkey.Public(g.keys["root-e"].Verifying()))
 	g.fail(err)
 	if err == nil {
 		t, err := mintFixed("confused", confused, g.caveats("tools=read_file"), nil)
@@ -175,7 +177,7 @@ func (g *gen) rawTicket(key, seed string, caveats map[uint64][]byte) string {
 }
 
 func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire {
-	secret := g.keys[key].HMACSecret()
+	secret := fixedkey.Secret(g.keys[key])
 	id := make([]byte, 16)
 	detrand.New(seed).Read(id)
 	wb := wireBlock{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
