@@ -1,0 +1,421 @@
+package key_test
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/cryptotest"
+
+	"golang.org/x/mod/sumdb/note"
+	"pgregory.net/rapid"
+
+	"github.com/tickettool/tickettool/key"
+)
+
+func TestAlgStrings(t *testing.T) {
+	for a, want := range map[key.Alg]string{key.HMACSHA256: "hmac", key.Ed25519: "ed25519", key.ES256: "es256", 0: "alg(0)", 9: "alg(9)"} {
+		if got := a.String(); got != want {
+			t.Errorf("%d: %q, want %q", a, got, want)
+		}
+		back, err := key.ParseAlg(want)
+		if (err == nil) != (a != 0 && a != 9) || err == nil && back != a {
+			t.Errorf("ParseAlg(%q) = %v, %v", want, back, err)
+		}
+	}
+	for _, s := range []string{"", "HMAC", "hmac-sha256", "EdDSA", "ES256", "rs256"} {
+		if _, err := key.ParseAlg(s); err == nil {
+			t.Errorf("ParseAlg(%q) accepted", s)
+		}
+	}
+}
+
+// TestIDRule is the one key-id rule, at its boundaries: every key, of
+// every constructor and of Generate, and every key string obeys it.
+func TestIDRule(t *testing.T) {
+	ok := []string{"r", "root-2026", "example.com/receipts", "!", "~", strings.Repeat("a", key.MaxIDBytes), "a_b.c-d:e@f"}
+	bad := []string{"", strings.Repeat("a", key.MaxIDBytes+1), "a b", "a+b", "+", "a\tb", "a\nb", "\x00", "\x7f", "é", "a\x80"}
+	secret := bytes.Repeat([]byte{1}, key.HMACBytes)
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32))
+	pub := priv.Public().(ed25519.PublicKey)
+	makers := map[string]func(id string) error{
+		"NewHMAC":          func(id string) error { _, err := key.NewHMAC(id, secret); return err },
+		"NewEd25519":       func(id string) error { _, err := key.NewEd25519(id, priv); return err },
+		"NewEd25519Public": func(id string) error { _, err := key.NewEd25519Public(id, pub); return err },
+		"Generate":         func(id string) error { _, err := key.Generate(key.HMACSHA256, id); return err },
+	}
+	for name, mk := range makers {
+		for _, id := range ok {
+			if err := mk(id); err != nil {
+				t.Errorf("%s(%q): %v", name, id, err)
+			}
+		}
+		for _, id := range bad {
+			err := mk(id)
+			if !errors.Is(err, key.ErrMalformed) {
+				t.Errorf("%s(%q) = %v, want ErrMalformed", name, id, err)
+			} else if len(id) > 1 && strings.Contains(err.Error(), id) {
+				t.Errorf("%s(%q): the error quotes the id: %v", name, id, err)
+			}
+		}
+	}
+}
+
+func TestConstructorsRefuse(t *testing.T) {
+	if _, err := key.NewHMAC("n", make([]byte, key.HMACBytes-1)); !errors.Is(err, key.ErrMalformed) {
+		t.Error("short secret accepted")
+	}
+	if _, err := key.NewHMAC("n", make([]byte, key.HMACBytes+1)); !errors.Is(err, key.ErrMalformed) {
+		t.Error("long secret accepted")
+	}
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32))
+	bad := bytes.Clone(priv)
+	bad[40] ^= 1 // the public half no longer matches the seed
+	if _, err := key.NewEd25519("n", bad); !errors.Is(err, key.ErrMalformed) {
+		t.Error("inconsistent private key accepted")
+	}
+	if _, err := key.NewEd25519("n", priv[:63]); !errors.Is(err, key.ErrMalformed) {
+		t.Error("short private key accepted")
+	}
+	if _, err := key.NewEd25519Public("n", make([]byte, 31)); !errors.Is(err, key.ErrMalformed) {
+		t.Error("short public key accepted")
+	}
+	for _, a := range []key.Alg{0, key.ES256, 9} {
+		if _, err := key.Generate(a, "n"); err == nil {
+			t.Errorf("Generate(%v) made a root key", a)
+		}
+	}
+}
+
+// TestSmallOrderPublicKeys: an Ed25519 public key of small order, under
+// which a universal signature verifies, is refused (the 14 encodings of
+// spec/FORMAT.md §4.2: 7 y values, sign bit clear or set).
+func TestSmallOrderPublicKeys(t *testing.T) {
+	ys := []string{
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	}
+	for _, y := range ys {
+		for _, sign := range []byte{0, 0x80} {
+			p := mustHex(t, y)
+			p[31] |= sign
+			if _, err := key.NewEd25519Public("n", p); !errors.Is(err, key.ErrMalformed) {
+				t.Errorf("small-order key %x accepted", p)
+			}
+		}
+	}
+}
+
+func TestSignVerify(t *testing.T) {
+	for _, a := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		k, err := key.Generate(a, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := k.Verifying()
+		msg := []byte("message")
+		sig, err := k.Sign(msg)
+		if err != nil || !v.Verify(msg, sig) {
+			t.Fatalf("%v: %v", a, err)
+		}
+		bad := bytes.Clone(sig)
+		bad[0] ^= 1
+		other, _ := key.Generate(a, "k")
+		switch {
+		case v.Verify(msg, bad):
+			t.Errorf("%v: flipped signature verifies", a)
+		case v.Verify([]byte("other"), sig):
+			t.Errorf("%v: signature of another message verifies", a)
+		case v.Verify(msg, sig[:len(sig)-1]):
+			t.Errorf("%v: short signature verifies", a)
+		case other.Verifying().Verify(msg, sig):
+			t.Errorf("%v: another key verifies", a)
+		}
+		sum, ok := v.MAC(msg)
+		if ok != (a == key.HMACSHA256) || ok && !bytes.Equal(sum[:], sig) {
+			t.Errorf("%v: MAC = %x, %v; Sign = %x", a, sum, ok, sig)
+		}
+	}
+}
+
+// TestMACIsHMAC: MAC, whose short messages take the stack-buffer path,
+// is crypto/hmac's HMAC-SHA256 for every message length, around the
+// boundary of the fast path included.
+func TestMACIsHMAC(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		secret := rapid.SliceOfN(rapid.Byte(), key.HMACBytes, key.HMACBytes).Draw(t, "secret")
+		msg := rapid.SliceOfN(rapid.Byte(), 0, 400).Draw(t, "msg")
+		k, err := key.NewHMAC("k", secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := hmac.New(sha256.New, secret)
+		m.Write(msg)
+		if got, _ := k.Verifying().MAC(msg); !bytes.Equal(got[:], m.Sum(nil)) {
+			t.Fatalf("MAC of %d bytes differs from crypto/hmac", len(msg))
+		}
+	})
+}
+
+// TestZeroKeys: zero and nil keys are errors, never panics.
+func TestZeroKeys(t *testing.T) {
+	var nilS *key.Signing
+	var nilV *key.Verifying
+	var nilH *key.Holder
+	for _, s := range []*key.Signing{nilS, {}} {
+		if _, err := s.Sign([]byte("m")); err == nil {
+			t.Error("zero key signs")
+		}
+		if s.Verifying() != nil || s.SecretText() != "" || s.ID() != "" || s.Alg() != 0 {
+			t.Error("zero signing key has a value")
+		}
+		if _, err := s.NoteSigner(); err == nil {
+			t.Error("zero key signs notes")
+		}
+		if err := s.WriteFile(filepath.Join(t.TempDir(), "k")); err == nil {
+			t.Error("zero key written")
+		}
+	}
+	for _, v := range []*key.Verifying{nilV, {}} {
+		if _, ok := v.MAC([]byte("m")); ok || v.Verify([]byte("m"), make([]byte, 64)) {
+			t.Error("zero key verifies")
+		}
+		if _, err := v.NoteVerifier(); err == nil {
+			t.Error("zero key verifies notes")
+		}
+	}
+	for _, h := range []*key.Holder{nilH, {}} {
+		if _, err := h.Sign([]byte("m")); err == nil || h.Thumbprint() != "" || h.Alg() != 0 {
+			t.Error("zero holder key signs")
+		}
+	}
+	var p *key.HolderPublic
+	if p.Verify([]byte("m"), make([]byte, 64)) || p.JWK() != nil || (&key.HolderPublic{}).Verify(nil, nil) {
+		t.Error("zero holder public key verifies")
+	}
+	_ = (key.Signing{}).String() + (key.Verifying{}).String() + (key.Holder{}).String()
+}
+
+func TestGenerateFollowsCryptoRand(t *testing.T) {
+	for _, a := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		gen := func(seed uint64) string {
+			cryptotest.SetGlobalRandom(t, seed)
+			k, err := key.Generate(a, "root")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k.SecretText()
+		}
+		if x, y, z := gen(1), gen(1), gen(2); x != y || x == z {
+			t.Errorf("%v: Generate does not follow crypto/rand", a)
+		}
+	}
+	for _, a := range []key.Alg{key.ES256, key.Ed25519} {
+		gen := func(seed uint64) string {
+			cryptotest.SetGlobalRandom(t, seed)
+			h, err := key.GenerateHolder(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h.Thumbprint()
+		}
+		if x, y, z := gen(5), gen(5), gen(6); x != y || x == z {
+			t.Errorf("%v: GenerateHolder does not follow crypto/rand", a)
+		}
+	}
+	for _, a := range []key.Alg{0, key.HMACSHA256, 9} {
+		if _, err := key.GenerateHolder(a); err == nil {
+			t.Errorf("GenerateHolder(%v) made a key", a)
+		}
+	}
+}
+
+func TestTextRoundTrip(t *testing.T) {
+	for _, a := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		k, _ := key.Generate(a, "example.com/receipts")
+		text := k.SecretText()
+		if !strings.HasPrefix(text, "PRIVATE+KEY+example.com/receipts+") || !strings.HasSuffix(text, "\n") {
+			t.Fatalf("%v: %q", a, text)
+		}
+		for _, in := range []string{text, strings.TrimSuffix(text, "\n")} {
+			back, err := key.ParseSigning(in)
+			if err != nil || back.SecretText() != text {
+				t.Fatalf("%v: round trip: %v", a, err)
+			}
+			v, err := key.ParseVerifying(in)
+			if err != nil || !v.Equal(k.Verifying()) {
+				t.Fatalf("%v: verifying key of the secret string: %v", a, err)
+			}
+		}
+		if a == key.Ed25519 {
+			pub := k.Verifying().String()
+			v, err := key.ParseVerifying(pub)
+			if err != nil || v.String() != pub || !v.Equal(k.Verifying()) {
+				t.Fatalf("public round trip: %v", err)
+			}
+			if _, err := key.ParseSigning(pub); !errors.Is(err, key.ErrPublic) {
+				t.Fatalf("public string as signing key: %v", err)
+			}
+		}
+	}
+}
+
+// TestNoteKeys: the Ed25519 key strings are x/mod/sumdb/note's own.
+func TestNoteKeys(t *testing.T) {
+	skey, vkey, err := note.GenerateKey(rand.Reader, "example.com/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := key.ParseSigning(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.SecretText() != skey+"\n" || k.Verifying().String() != vkey {
+		t.Fatal("text differs from note's")
+	}
+	v, err := key.ParseVerifying(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := k.NoteSigner()
+	nv, _ := v.NoteVerifier()
+	msg, err := note.Sign(&note.Note{Text: "hello\n"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, _ := note.NewVerifier(vkey)
+	for _, ver := range []note.Verifier{nv, theirs} {
+		if _, err := note.Open(msg, note.VerifierList(ver)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	h, _ := key.NewHMAC("name", bytes.Repeat([]byte{0x41}, 32))
+	good := strings.TrimSpace(h.SecretText())
+	secretB64 := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x41}, 32))
+	e, _ := key.NewEd25519("name", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32)))
+	ed := strings.TrimSpace(e.SecretText())
+	long, _ := key.NewHMAC(strings.Repeat("n", key.MaxIDBytes), bytes.Repeat([]byte{0x41}, 32))
+	longText := long.SecretText()
+	cases := []string{
+		"", "PRIVATE+KEY+", good + "\n\n", good + " ", " " + good, strings.Replace(good, "name", "na me", 1),
+		strings.Replace(good, "PRIVATE+KEY+name+", "PRIVATE+KEY+name+0", 1),
+		strings.ToUpper(good[:20]) + good[20:],
+		good[:len(good)-2] + "A=",                                             // other secret: hash mismatch
+		ed[:len(ed)-1] + "\n",                                                 // truncated base64
+		strings.TrimPrefix(good, "PRIVATE+KEY+"),                              // public HMAC
+		"PRIVATE+KEY+name+00000000+" + secretB64,                              // raw secret, no type
+		"name+00000000+" + base64.StdEncoding.EncodeToString([]byte{2, 1, 2}), // unknown type
+		strings.Replace(longText, "+", "n+", 3),                               // id of 65 bytes
+		strings.Replace(good, "name", "na+me", 1),
+		strings.Repeat("a", key.MaxFileBytes+1),
+	}
+	for _, c := range cases {
+		for name, parse := range map[string]func(string) error{
+			"ParseSigning":   func(s string) error { _, err := key.ParseSigning(s); return err },
+			"ParseVerifying": func(s string) error { _, err := key.ParseVerifying(s); return err },
+		} {
+			err := parse(c)
+			if !errors.Is(err, key.ErrMalformed) {
+				t.Errorf("%s(%.40q): %v", name, c, err)
+				continue
+			}
+			if strings.Contains(err.Error(), secretB64[:8]) || strings.Contains(err.Error(), "QUFB") {
+				t.Errorf("error echoes key material: %v", err)
+			}
+		}
+	}
+	if _, err := key.ParseSigning(longText); err != nil {
+		t.Fatalf("id of %d bytes: %v", key.MaxIDBytes, err)
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	k, _ := key.Generate(key.Ed25519, "name")
+	h, _ := key.Generate(key.HMACSHA256, "name")
+	sp, pp, hp := filepath.Join(dir, "secret.key"), filepath.Join(dir, "public.key"), filepath.Join(dir, "hmac.pub")
+	if err := k.WriteFile(sp); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Verifying().WriteFile(pp); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Verifying().WriteFile(hp); err != nil { // an HMAC verifying key is the secret
+		t.Fatal(err)
+	}
+	for p, mode := range map[string]os.FileMode{sp: 0o600, pp: 0o644, hp: 0o600} {
+		st, _ := os.Stat(p)
+		if st.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v, want %v", p, st.Mode(), mode)
+		}
+	}
+	if err := h.WriteFile(sp); err == nil {
+		t.Fatal("key file overwritten")
+	}
+	if back, err := key.ReadSigningFile(sp); err != nil || back.SecretText() != k.SecretText() {
+		t.Fatalf("read back: %v", err)
+	}
+	if _, err := key.ReadSigningFile(pp); !errors.Is(err, key.ErrPublic) {
+		t.Fatalf("public file as signing key: %v", err)
+	}
+	if v, err := key.ReadVerifyingFile(pp); err != nil || !v.Equal(k.Verifying()) {
+		t.Fatalf("public file: %v", err)
+	}
+	for _, p := range []string{sp, hp} {
+		for _, mode := range []os.FileMode{0o640, 0o604, 0o660, 0o601} {
+			os.Chmod(p, mode)
+			if _, err := key.ReadSigningFile(p); !errors.Is(err, key.ErrFileMode) {
+				t.Errorf("%s mode %v: ReadSigningFile %v", p, mode, err)
+			}
+			if _, err := key.ReadVerifyingFile(p); !errors.Is(err, key.ErrFileMode) {
+				t.Errorf("%s mode %v: ReadVerifyingFile %v", p, mode, err)
+			}
+		}
+		for _, mode := range []os.FileMode{0o400, 0o700} {
+			os.Chmod(p, mode)
+			if _, err := key.ReadVerifyingFile(p); err != nil {
+				t.Errorf("%s mode %v: %v", p, mode, err)
+			}
+		}
+	}
+	os.Chmod(pp, 0o666) // a public key file's mode is the owner's business
+	if _, err := key.ReadVerifyingFile(pp); err != nil {
+		t.Errorf("public file of mode 0666: %v", err)
+	}
+	if _, err := key.ReadSigningFile(dir); !errors.Is(err, key.ErrMalformed) {
+		t.Fatalf("directory read as a key: %v", err)
+	}
+	big := filepath.Join(dir, "big.key")
+	os.WriteFile(big, bytes.Repeat([]byte("a"), key.MaxFileBytes+1), 0o600)
+	if _, err := key.ReadSigningFile(big); !errors.Is(err, key.ErrMalformed) {
+		t.Fatalf("long file: %v", err)
+	}
+	if _, err := key.ReadSigningFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
