@@ -14,7 +14,7 @@ const (
 
 	// maxFastMAC is the longest message MAC hashes from one stack buffer;
 	// longer ones go through crypto/hmac.
-	maxFastMAC = 192
+	maxFastMAC = 64
 
 	// maxHolderAttempts bounds the 32-byte candidates drawn for a P-256
 	// scalar from a fixed randomness source (each fails with probability
