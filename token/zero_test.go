@@ -62,3 +62,34 @@ func TestVerifyChainErrorReturnsZeroChain(t *testing.T) {
 		t.Errorf("chain %+v returned beside an error", c)
 	}
 }
+
+// TestZeroKeysFailClosed: a nil or zero key.Signing or key.Verifying
+// (made by hand) mints nothing, enters no keyring and verifies nothing;
+// nothing panics.
+func TestZeroKeysFailClosed(t *testing.T) {
+	cs := []caveat.Caveat{}
+	for _, k := range []*key.Signing{nil, {}} {
+		if _, err := token.Mint(k, cs, nil); err == nil {
+			t.Errorf("Mint with %v succeeded", k)
+		}
+	}
+	for _, v := range []*key.Verifying{nil, {}} {
+		if _, err := token.NewKeyring(v); err == nil {
+			t.Errorf("NewKeyring(%v) succeeded", v)
+		}
+	}
+	h, _ := key.Generate(key.HMACSHA256, "")
+	if h != nil {
+		t.Fatal("a key with an empty id")
+	}
+	hk, _ := key.Generate(key.HMACSHA256, "k")
+	tk, err := token.Mint(hk, cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []*key.Verifying{nil, {}} {
+		if _, err := tk.VerifyChain(v); !errors.Is(err, token.ErrKeyMismatch) {
+			t.Errorf("VerifyChain(%v) = %v, want ErrKeyMismatch", v, err)
+		}
+	}
+}

@@ -164,8 +164,27 @@ func TestRebinding(t *testing.T) {
 		}
 		// A rebinding signature copied onto another chain fails: it covers
 		// the id of the block before.
-		if len(unwireT(t, aliceSigned).H) != 1 {
+		w := unwireT(t, aliceSigned)
+		if len(w.H) != 1 {
 			t.Fatalf("%s: expected one holder signature", f.name)
+		}
+		// Alice's signature with one bit flipped is no signature.
+		for i, sig := range w.H {
+			w.H[i] = append([]byte(nil), sig...)
+			w.H[i][len(sig)/2] ^= 1
+		}
+		em, _ := cbor.CoreDetEncOptions().EncMode()
+		data, err := em.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flipped, err := token.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := verify.Verify(flipped, boundRequest(bob.proof(t, flipped, "b3")), f.keys, t0, nil); d.Allowed ||
+			d.Refusals[0].Check != verify.CheckAttenuation || !strings.Contains(d.Refusals[0].Reason, "rebinding signature") {
+			t.Errorf("%s: rebinding with a flipped signature: %+v", f.name, d.Refusals)
 		}
 	}
 }
