@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -72,10 +73,6 @@ func readHolderKey(path, flagName string) (*key.Holder, error) {
 	if path == "" {
 		return nil, usageErr("%s PATH is required", flagName)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, usageErr("read holder key %s: %v", path, osReason(err))
-	}
 	b, err := readFile(path, "holder key")
 	if err != nil {
 		return nil, err
@@ -88,13 +85,17 @@ func readHolderKey(path, flagName string) (*key.Holder, error) {
 	case keySecretString, keyPublicString:
 		return nil, wrongKeyFile(path, flagName, kind)
 	}
-	if kind.isSecret() && fi.Mode().Perm()&0o077 != 0 {
-		return nil, fail(exitUsage, fmt.Errorf("%w: %s has mode %04o (want 0600)", key.ErrFileMode, path, fi.Mode().Perm()),
-			"a private key file must be readable by its owner only: chmod 600 it")
+	hint := "holder keys are the private JWK files 'tickettool holder' writes"
+	if !kind.isSecret() { // no private key in it: say so, whatever its mode
+		_, err := key.ParseHolder(b)
+		return nil, fail(exitUsage, fmt.Errorf("%s: %w", path, err), hint)
 	}
-	k, err := key.ParseHolder(b)
-	if err != nil {
-		return nil, fail(exitUsage, fmt.Errorf("%s: %w", path, err), "holder keys are the private JWK files 'tickettool holder' writes")
+	k, err := key.ReadHolderFile(path) // refuses a mode that lets group or others read it
+	switch {
+	case errors.Is(err, key.ErrFileMode):
+		return nil, fail(exitUsage, err, "a private key file must be readable by its owner only: chmod 600 it")
+	case err != nil:
+		return nil, fail(exitUsage, err, hint)
 	}
 	return k, nil
 }
