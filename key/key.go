@@ -47,6 +47,7 @@ type Verifying struct {
 // an address, never the bytes.
 type material struct {
 	hmac []byte
+	pads *hmacPads // of hmac
 	ed   ed25519.PrivateKey
 }
 
@@ -98,7 +99,7 @@ func NewHMAC(id string, secret []byte) (*Signing, error) {
 	}
 	s := append([]byte(nil), secret...)
 	kid := sha256.Sum256(append([]byte(labelHMACKeyID), s...))
-	return &Signing{alg: HMACSHA256, id: id, hash: noteKeyHash(id, hmacType, kid[:]), sec: seal(material{hmac: s})}, nil
+	return &Signing{alg: HMACSHA256, id: id, hash: noteKeyHash(id, hmacType, kid[:]), sec: seal(material{hmac: s, pads: newPads(s)})}, nil
 }
 
 // NewEd25519 returns the signing key for an Ed25519 private key (64 bytes,
@@ -199,7 +200,7 @@ func (k *Signing) Sign(msg []byte) ([]byte, error) {
 	}
 	switch m := *k.sec; k.alg {
 	case HMACSHA256:
-		sum := macSum(m.hmac, msg)
+		sum := m.pads.sum(m.hmac, msg)
 		return sum[:], nil
 	case Ed25519:
 		return ed25519.Sign(m.ed, msg), nil
@@ -243,7 +244,8 @@ func (k *Verifying) MAC(msg []byte) (sum [32]byte, ok bool) {
 	if k.Alg() != HMACSHA256 || k.sec == nil {
 		return sum, false
 	}
-	return macSum((*k.sec).hmac, msg), true
+	m := *k.sec
+	return m.pads.sum(m.hmac, msg), true
 }
 
 // Equal reports whether k and o are the same key: id, algorithm and key

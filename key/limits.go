@@ -12,8 +12,9 @@ const (
 	// MaxFileBytes bounds a key file: a key string or a holder JWK.
 	MaxFileBytes = 4 << 10
 
-	// maxFastMAC is the longest message MAC hashes from one stack buffer;
-	// longer ones go through crypto/hmac.
+	// maxFastMAC is the longest message MAC hashes from its precomputed
+	// midstates (a ticket's first chain key hashes 39 bytes); longer ones,
+	// such as checkpoint notes, go through crypto/hmac.
 	maxFastMAC = 64
 
 	// maxHolderAttempts bounds the 32-byte candidates drawn for a P-256
