@@ -155,6 +155,16 @@ func TestSignVerify(t *testing.T) {
 // is crypto/hmac's HMAC-SHA256 for every message length, around the
 // boundary of the fast path included.
 func TestMACIsHMAC(t *testing.T) {
+	secret := bytes.Repeat([]byte{7}, key.HMACBytes)
+	k, _ := key.NewHMAC("k", secret)
+	for _, n := range []int{0, 1, 39, 63, 64, 65, 127, 128, 400} { // the fast path ends at 64
+		msg := bytes.Repeat([]byte{byte(n)}, n)
+		m := hmac.New(sha256.New, secret)
+		m.Write(msg)
+		if got, _ := k.Verifying().MAC(msg); !bytes.Equal(got[:], m.Sum(nil)) {
+			t.Errorf("MAC of %d bytes differs from crypto/hmac", n)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		secret := rapid.SliceOfN(rapid.Byte(), key.HMACBytes, key.HMACBytes).Draw(t, "secret")
 		msg := rapid.SliceOfN(rapid.Byte(), 0, 400).Draw(t, "msg")
