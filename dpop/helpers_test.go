@@ -39,7 +39,7 @@ func seeded(n uint64) *mrand.ChaCha8 {
 
 // newKey returns the fixed test key number n for alg, the same on every
 // call: fuzzKeys and fuzzSeeds rely on it. It is built from seeded(n)
-// directly, since dpop.NewKey takes no randomness.
+// directly, since key.GenerateHolder takes no randomness.
 func newKey(t testing.TB, alg string, n uint64) crypto.Signer {
 	t.Helper()
 	var b [32]byte
