@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -147,8 +148,18 @@ func TestOpenChecks(t *testing.T) {
 	if _, err := Open(p, seedKey(t, "k", 2), testOrigin); !errors.Is(err, ErrWrongKey) || errors.Is(err, ErrBroken) {
 		t.Fatalf("other key: %v", err)
 	}
-	if _, err := Open(p, nil, testOrigin); err == nil {
-		t.Fatal("nil key accepted")
+	// A nil or zero key opens nothing and creates no file.
+	fresh := filepath.Join(t.TempDir(), "fresh.log")
+	for _, k := range []*key.Signing{nil, {}} {
+		if _, err := Open(fresh, k, testOrigin); !errors.Is(err, errNoKey) {
+			t.Fatalf("Open with %v: %v", k, err)
+		}
+		if _, err := os.Stat(fresh); err == nil {
+			t.Fatalf("Open with %v created the log", k)
+		}
+		if _, err := MakeCheckpoint(p, k, testOrigin); !errors.Is(err, errNoKey) {
+			t.Fatalf("MakeCheckpoint with %v: %v", k, err)
+		}
 	}
 	for _, origin := range []string{"", "has space", "a+b", "nl\n", string(make([]byte, MaxOriginBytes+1))} {
 		if _, err := Open(p, sk, origin); err == nil {

@@ -33,6 +33,23 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// TestVerifyRecordWrongAlg: a record of the other algorithm is
+// ErrWrongAlg, whatever its signature, not just "does not verify".
+func TestVerifyRecordWrongAlg(t *testing.T) {
+	ks := testKeys(t)
+	for name, sk := range ks {
+		b := makeRecords(t, sk, testOrigin, 1)[0]
+		for other, ok := range ks {
+			if other == name {
+				continue
+			}
+			if _, err := VerifyRecord(b, ok.Verifying()); !errors.Is(err, ErrWrongAlg) {
+				t.Errorf("%s record under the %s key: %v", name, other, err)
+			}
+		}
+	}
+}
+
 func TestMinimalRecord(t *testing.T) {
 	sk := seedKey(t, "k", 1)
 	r := Record{Kind: KindIntent, Time: t0, Prev: OriginHash(testOrigin)}
