@@ -12,6 +12,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -88,9 +89,9 @@ const labelEdBlock = "tickettool/v1 ed25519 block\x00"
 //     proof BenchmarkFullVerify/tickettool-hmac-dpop presents.
 func BenchmarkFloor(b *testing.B) {
 	b.Run("hmac", func(b *testing.B) {
-		tt := newTickettool(b, token.ModeHMAC, false)
+		tt := newTickettool(b, key.HMACSHA256, false)
 		text := string(must(tt.mint())(b))
-		root := fixedBytes(token.HMACKeyBytes, 1)
+		root := fixedBytes(key.HMACBytes, 1)
 		loop(b, func() error { return minimalHMACVerify(text, root) })
 	})
 	b.Run("ed25519-sigs", func(b *testing.B) {
@@ -108,7 +109,7 @@ func BenchmarkFloor(b *testing.B) {
 		})
 	})
 	b.Run("gojose-es256", func(b *testing.B) {
-		tt := newTickettool(b, token.ModeHMAC, true)
+		tt := newTickettool(b, key.HMACSHA256, true)
 		proof := tt.proof(b, string(must(tt.mint())(b)), inScope)
 		algs := []jose.SignatureAlgorithm{jose.ES256}
 		loop(b, func() error {
@@ -129,7 +130,7 @@ func BenchmarkFloor(b *testing.B) {
 // chain again, then narrowing, policy and every caveat against the
 // request). verify − chain is the cost of the checks.
 func BenchmarkBreakdown(b *testing.B) {
-	tt := newTickettool(b, token.ModeHMAC, false)
+	tt := newTickettool(b, key.HMACSHA256, false)
 	text := string(must(tt.mint())(b))
 	key, _ := tt.keys.Lookup("root")
 	tk := must(token.Parse(text))(b)
@@ -155,7 +156,7 @@ func BenchmarkBreakdown(b *testing.B) {
 // chain verifies for the scenario (label ‖ previous signature ‖ block),
 // each under its own key, and a tail seed with its public key.
 func edFloor(tb testing.TB) (pubs []ed25519.PublicKey, msgs, sigs [][]byte, seed []byte, tailPub ed25519.PublicKey) {
-	tt := newTickettool(tb, token.ModeEd25519, false)
+	tt := newTickettool(tb, key.Ed25519, false)
 	t := must(token.Parse(string(must(tt.mint())(tb))))(tb)
 	prevLen := 0
 	for _, blk := range t.UnverifiedBlocks() {
@@ -181,7 +182,7 @@ func genKey(tb testing.TB) (ed25519.PublicKey, ed25519.PrivateKey) {
 // RunParallel (GOMAXPROCS goroutines); on a 2-core machine the parallel
 // ns/op should be about half the serial one.
 func BenchmarkVerifyParallel(b *testing.B) {
-	tt := newTickettool(b, token.ModeHMAC, false)
+	tt := newTickettool(b, key.HMACSHA256, false)
 	enc := must(tt.mint())(b)
 	run := tt.verifier(b, enc, inScope)
 	b.Run("serial", func(b *testing.B) { loop(b, run) })
@@ -250,7 +251,7 @@ func benchTickettool(b *testing.B, text string, keys *token.Keyring, r *caveat.R
 // scaleBlocksTicket returns an HMAC ticket of n blocks (see
 // BenchmarkScaleBlocks) and its keyring.
 func scaleBlocksTicket(tb testing.TB, n int) (string, *token.Keyring) {
-	tt := newTickettool(tb, token.ModeHMAC, false)
+	tt := newTickettool(tb, key.HMACSHA256, false)
 	t := must(token.Mint(tt.key, tt.block0, nil))(tb)
 	for i := 1; i < n; i++ {
 		t = must(t.Attenuate(tt.attenua[(i-1)%len(tt.attenua)], nil))(tb)
@@ -263,7 +264,7 @@ func scaleBlocksTicket(tb testing.TB, n int) (string, *token.Keyring) {
 // in block 0, and a request matching the list's last entry. For paths,
 // the last block narrows to that last prefix.
 func scaleListTicket(tb testing.TB, kind string, n int) (string, *token.Keyring, request) {
-	tt := newTickettool(tb, token.ModeHMAC, false)
+	tt := newTickettool(tb, key.HMACSHA256, false)
 	entries := make([]string, n)
 	for i := range entries {
 		entries[i] = fmt.Sprintf("e%04d", i) // zero-padded: the last entry sorts last

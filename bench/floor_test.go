@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -114,9 +115,9 @@ func (m *minimalMAC) tag(key []byte, label string, msg []byte) [32]byte {
 // accepts the scenario's ticket and refuses it once one byte of a block,
 // or the root secret, changes.
 func TestMinimalFloorVerifies(t *testing.T) {
-	tt := newTickettool(t, token.ModeHMAC, false)
+	tt := newTickettool(t, key.HMACSHA256, false)
 	text := string(must(tt.mint())(t))
-	root := fixedBytes(token.HMACKeyBytes, 1)
+	root := fixedBytes(key.HMACBytes, 1)
 	if err := minimalHMACVerify(text, root); err != nil {
 		t.Fatalf("scenario ticket: %v", err)
 	}
@@ -129,7 +130,7 @@ func TestMinimalFloorVerifies(t *testing.T) {
 	if err := minimalHMACVerify(token.Prefix+base64.RawURLEncoding.EncodeToString(data), root); err == nil {
 		t.Error("a changed block verified")
 	}
-	if err := minimalHMACVerify(text, fixedBytes(token.HMACKeyBytes, 9)); err == nil {
+	if err := minimalHMACVerify(text, fixedBytes(key.HMACBytes, 9)); err == nil {
 		t.Error("another root secret verified")
 	}
 }

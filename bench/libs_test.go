@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -64,9 +64,9 @@ type library interface {
 // libraries returns every library of the comparison, in report order.
 func libraries(tb testing.TB) []library {
 	return []library{
-		newTickettool(tb, token.ModeHMAC, false),
-		newTickettool(tb, token.ModeEd25519, false),
-		newTickettool(tb, token.ModeHMAC, true),
+		newTickettool(tb, key.HMACSHA256, false),
+		newTickettool(tb, key.Ed25519, false),
+		newTickettool(tb, key.HMACSHA256, true),
 		newMacaroonV2(),
 		newMacaroonBakery(),
 		newSuperfly(),
@@ -97,25 +97,25 @@ func fixedBytes(n int, seed byte) []byte {
 // ---------------------------------------------------------------- tickettool
 
 type tickettool struct {
-	mode    token.Mode
-	key     *token.SigningKey
+	mode    key.Alg
+	key     *key.Signing
 	keys    *token.Keyring
-	holder  crypto.Signer // set for the DPoP-bound variant
+	holder  *key.Holder // set for the DPoP-bound variant
 	block0  []caveat.Caveat
 	attenua [][]caveat.Caveat
 }
 
-func newTickettool(tb testing.TB, mode token.Mode, bound bool) *tickettool {
-	var key *token.SigningKey
-	if mode == token.ModeHMAC {
-		key = must(token.NewHMACKey("root", fixedBytes(token.HMACKeyBytes, 1)))(tb)
+func newTickettool(tb testing.TB, mode key.Alg, bound bool) *tickettool {
+	var root *key.Signing
+	if mode == key.HMACSHA256 {
+		root = must(key.NewHMAC("root", fixedBytes(key.HMACBytes, 1)))(tb)
 	} else {
-		key = must(token.NewEd25519Key("root", ed25519.NewKeyFromSeed(fixedBytes(ed25519.SeedSize, 2))))(tb)
+		root = must(key.NewEd25519("root", ed25519.NewKeyFromSeed(fixedBytes(ed25519.SeedSize, 2))))(tb)
 	}
 	tt := &tickettool{
 		mode:   mode,
-		key:    key,
-		keys:   must(token.NewKeyring(key.Verifying()))(tb),
+		key:    root,
+		keys:   must(token.NewKeyring(root.Verifying()))(tb),
 		block0: []caveat.Caveat{must(caveat.NewTools(tools...))(tb)},
 		attenua: [][]caveat.Caveat{
 			{must(caveat.NewUntil(expiry))(tb)},
@@ -124,9 +124,8 @@ func newTickettool(tb testing.TB, mode token.Mode, bound bool) *tickettool {
 		},
 	}
 	if bound {
-		tt.holder = must(dpop.NewKey("ES256"))(tb)
-		jkt := must(dpop.ThumbprintOf(tt.holder.Public()))(tb)
-		tt.block0 = append(tt.block0, must(caveat.NewHolder(jkt))(tb))
+		tt.holder = must(key.GenerateHolder(key.ES256))(tb)
+		tt.block0 = append(tt.block0, must(caveat.NewHolder(tt.holder.Thumbprint()))(tb))
 	}
 	return tt
 }

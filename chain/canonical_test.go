@@ -26,9 +26,9 @@ func mustCBOR(t *testing.T, v any) []byte {
 // TestNonCanonicalRefused checks that every other encoding of a valid
 // record, and every near-record, is refused by Decode.
 func TestNonCanonicalRefused(t *testing.T) {
-	key := seedKey(t, "k", 1)
+	sk := seedKey(t, "k", 1)
 	prev := OriginHash(testOrigin)
-	good := seal(t, key, Record{Kind: KindIntent, Time: t0, Prev: prev})
+	good := seal(t, sk, Record{Kind: KindIntent, Time: t0, Prev: prev})
 	rec, err := Decode(good)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestNonCanonicalRefused(t *testing.T) {
 		if _, err := Decode(b); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: Decode error %v, want ErrMalformed", name, err)
 		}
-		if _, err := VerifyBytes(b, key, testOrigin); len(b) > 0 && !errors.Is(err, ErrBroken) {
+		if _, err := VerifyBytes(b, sk.Verifying(), testOrigin); len(b) > 0 && !errors.Is(err, ErrBroken) {
 			t.Errorf("%s: VerifyBytes error %v, want ErrBroken", name, err)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // Checkpoint is what a signed checkpoint states about a log. Its text is a
@@ -85,12 +87,15 @@ func (s *Summary) Checkpoint() Checkpoint {
 	return Checkpoint{Origin: s.Origin, Size: s.Count, Root: s.Root, Head: s.Head}
 }
 
-// SignCheckpoint signs c with key as a signed note (see Key.NoteSigner).
-func SignCheckpoint(c Checkpoint, key *Key) ([]byte, error) {
+// SignCheckpoint signs c with k as a signed note (see [key.Signing.NoteSigner]).
+func SignCheckpoint(c Checkpoint, k *key.Signing) ([]byte, error) {
 	if _, err := ParseCheckpoint(c.Text()); err != nil {
 		return nil, err
 	}
-	s, err := key.NoteSigner()
+	if err := checkSigning(k); err != nil {
+		return nil, err
+	}
+	s, err := k.NoteSigner()
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +111,17 @@ func SignCheckpoint(c Checkpoint, key *Key) ([]byte, error) {
 // at most MaxCheckpointBytes, carry a valid signature by key (signatures
 // by other keys are ignored, as signed-note requires; a note with none by
 // key is refused), and state origin.
-func OpenCheckpoint(signed []byte, key *Key, origin string) (Checkpoint, error) {
+func OpenCheckpoint(signed []byte, k *key.Verifying, origin string) (Checkpoint, error) {
 	if err := checkOrigin(origin); err != nil {
 		return Checkpoint{}, err
 	}
 	if len(signed) > MaxCheckpointBytes {
 		return Checkpoint{}, fmt.Errorf("%w: longer than %d bytes", ErrCheckpoint, MaxCheckpointBytes)
 	}
-	v, err := key.NoteVerifier()
+	if err := checkVerifying(k); err != nil {
+		return Checkpoint{}, err
+	}
+	v, err := k.NoteVerifier()
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -125,7 +133,7 @@ func OpenCheckpoint(signed []byte, key *Key, origin string) (Checkpoint, error) 
 			by = append(by, fmt.Sprintf("%s+%08x", sig.Name, sig.Hash))
 		}
 		return Checkpoint{}, fmt.Errorf("%w: it is signed by key %s, not by key %s+%08x", ErrCheckpoint,
-			quote(strings.Join(by, ", ")), key.name, key.hash)
+			quote(strings.Join(by, ", ")), v.Name(), v.KeyHash())
 	}
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("%w: %v", ErrCheckpoint, err)
@@ -141,16 +149,16 @@ func OpenCheckpoint(signed []byte, key *Key, origin string) (Checkpoint, error) 
 }
 
 // MakeCheckpoint verifies the log at path (as Verify does) and returns a
-// checkpoint of it signed with the signing key. An auditor keeps it.
-func MakeCheckpoint(path string, key *Key, origin string) ([]byte, error) {
-	if err := checkKey(key, true); err != nil {
+// checkpoint of it signed with the signing k. An auditor keeps it.
+func MakeCheckpoint(path string, k *key.Signing, origin string) ([]byte, error) {
+	if err := checkSigning(k); err != nil {
 		return nil, err
 	}
-	sum, err := Verify(path, key, origin)
+	sum, err := Verify(path, k.Verifying(), origin)
 	if err != nil {
 		return nil, err
 	}
-	return SignCheckpoint(sum.Checkpoint(), key)
+	return SignCheckpoint(sum.Checkpoint(), k)
 }
 
 // VerifyCheckpoint verifies the log at path (as Verify does) and checks it
@@ -159,26 +167,26 @@ func MakeCheckpoint(path string, key *Key, origin string) ([]byte, error) {
 // records do not have the checkpoint's Merkle root and head was rewritten
 // (ErrForked). Both are *CheckpointError. A log that grew since the
 // checkpoint passes; the summary describes the whole log.
-func VerifyCheckpoint(path string, signed []byte, key *Key, origin string) (*Summary, error) {
+func VerifyCheckpoint(path string, signed []byte, k *key.Verifying, origin string) (*Summary, error) {
 	f, size, err := snapshot(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, key, origin, nil)
+	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, k, origin, nil)
 }
 
 // VerifyCheckpointBytes is VerifyCheckpoint over a log held in memory.
-func VerifyCheckpointBytes(data, signed []byte, key *Key, origin string) (*Summary, error) {
-	return verifyCheckpoint(bytes.NewReader(data), signed, key, origin, nil)
+func VerifyCheckpointBytes(data, signed []byte, k *key.Verifying, origin string) (*Summary, error) {
+	return verifyCheckpoint(bytes.NewReader(data), signed, k, origin, nil)
 }
 
-func verifyCheckpoint(r io.Reader, signed []byte, key *Key, origin string, progress func(records, bytes int64)) (*Summary, error) {
-	c, err := OpenCheckpoint(signed, key, origin)
+func verifyCheckpoint(r io.Reader, signed []byte, k *key.Verifying, origin string, progress func(records, bytes int64)) (*Summary, error) {
+	c, err := OpenCheckpoint(signed, k, origin)
 	if err != nil {
 		return nil, err
 	}
-	v := newReplayer(key, origin)
+	v := newReplayer(k, origin)
 	v.atIndex, v.progress = c.Size-1, progress
 	sum, err := v.run(r)
 	if err != nil {
@@ -230,12 +238,12 @@ func (s *Summary) ProveConsistency(older int64) (tlog.TreeProof, error) {
 // checkpoint must verify (OpenCheckpoint), the record must decode strictly,
 // verify with key and carry sequence number index, and proof must be a
 // valid RFC 6962 inclusion proof (tlog.CheckRecord) of its leaf hash.
-func CheckInclusion(signed []byte, index int64, record []byte, proof tlog.RecordProof, key *Key, origin string) (Record, error) {
-	c, err := OpenCheckpoint(signed, key, origin)
+func CheckInclusion(signed []byte, index int64, record []byte, proof tlog.RecordProof, k *key.Verifying, origin string) (Record, error) {
+	c, err := OpenCheckpoint(signed, k, origin)
 	if err != nil {
 		return Record{}, err
 	}
-	rec, err := VerifyRecord(record, key)
+	rec, err := VerifyRecord(record, k)
 	if err != nil {
 		return Record{}, err
 	}
@@ -253,12 +261,12 @@ func CheckInclusion(signed []byte, index int64, record []byte, proof tlog.Record
 // proof must be the RFC 6962 consistency proof (tlog.CheckTree) from the
 // older size to the newer. A newer checkpoint with fewer records matches
 // ErrTruncated; any other disagreement ErrForked (*CheckpointError).
-func CheckConsistency(older, newer []byte, proof tlog.TreeProof, key *Key, origin string) error {
-	o, err := OpenCheckpoint(older, key, origin)
+func CheckConsistency(older, newer []byte, proof tlog.TreeProof, k *key.Verifying, origin string) error {
+	o, err := OpenCheckpoint(older, k, origin)
 	if err != nil {
 		return err
 	}
-	n, err := OpenCheckpoint(newer, key, origin)
+	n, err := OpenCheckpoint(newer, k, origin)
 	if err != nil {
 		return err
 	}

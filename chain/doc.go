@@ -73,9 +73,14 @@
 //
 // # Keys
 //
-// Ed25519 keys are signed-note keys (note.GenerateKey's text form), so
-// anyone with the public key verifies records and checkpoints. HMAC keys
-// are 32-byte secrets; their checkpoint signatures use signature type 0xff
-// "tickettool/v1 hmac-sha256", which only a holder of the secret can
-// verify. Secret key files are created exclusively with mode 0600.
+// Receipt keys are package key's: [Open], [MakeCheckpoint] and
+// [SignCheckpoint] take a [key.Signing], the verifying functions a
+// [key.Verifying]. Ed25519 keys are signed-note keys (note.GenerateKey's
+// text form), so anyone with the public key verifies records and
+// checkpoints. HMAC keys are 32-byte secrets; their checkpoint signatures
+// use signature type 0xff "tickettool/v1 hmac-sha256", which only a holder
+// of the secret can verify. Record field 15 numbers the algorithms 1 for
+// Ed25519 and 2 for HMAC-SHA256 (the format's numbers, not key.Alg's). The
+// key file and key string formats are FORMAT.md §4, written and read by
+// package key.
 package chain

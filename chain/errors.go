@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 var (
@@ -40,18 +42,6 @@ var (
 	// more than MaxClockStepBack before the last record's time.
 	ErrClockBackwards = errors.New("chain: clock is behind the last record")
 
-	// ErrMalformedKey is returned (wrapped) for a key or key file that is
-	// not well-formed. Its messages never contain key material.
-	ErrMalformedKey = errors.New("chain: malformed key")
-
-	// ErrKeyFileMode is returned by ReadKeyFile for a secret key file that
-	// group or others may access.
-	ErrKeyFileMode = errors.New("chain: secret key file is accessible by group or others")
-
-	// ErrPublicKey is returned when a signing key is needed and the key is
-	// an Ed25519 public key.
-	ErrPublicKey = errors.New("chain: key cannot sign (public key only)")
-
 	// ErrWrongAlg is returned (wrapped) when a record's algorithm is not the
 	// key's; a *KeyError of another algorithm matches it too.
 	ErrWrongAlg = errors.New("chain: record algorithm does not match the key")
@@ -72,9 +62,9 @@ var (
 // key is known only by its algorithm. It matches ErrWrongKey, and
 // ErrWrongAlg when the algorithms differ. It does not match ErrBroken.
 type KeyError struct {
-	Key    string // the key given: its name and key hash, "name+1a2b3c4d"
-	KeyAlg Alg    // the key's algorithm
-	LogAlg Alg    // the algorithm of the log's first record
+	Key    string  // the key given: its name and key hash, "name+1a2b3c4d"
+	KeyAlg key.Alg // the key's algorithm
+	LogAlg key.Alg // the algorithm of the log's first record
 }
 
 func (e *KeyError) Error() string {

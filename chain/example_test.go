@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/token"
-	"github.com/tickettool/tickettool/verify"
+	"github.com/tickettool/tickettool/key"
 )
 
 // exampleKey is a fixed key so that the output is stable; real code uses
-// chain.GenerateKey(chain.AlgEd25519, name) and WriteKeyFile.
-func exampleKey() *chain.Key {
-	k, err := chain.NewEd25519Key("example.com/receipts", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{42}, 32)))
+// key.Generate(key.Ed25519, name) and Signing.WriteFile once, then
+// key.ReadSigningFile.
+func exampleKey() *key.Signing {
+	k, err := key.NewEd25519("example.com/receipts", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{42}, 32)))
 	if err != nil {
 		panic(err)
 	}
@@ -55,9 +55,9 @@ func ExampleVerify() {
 	dir, _ := os.MkdirTemp("", "receipts")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "receipts.cbor")
-	key := exampleKey()
+	sk := exampleKey()
 
-	log, _ := chain.Open(path, key, origin)
+	log, _ := chain.Open(path, sk, origin)
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	for _, tool := range []string{"read_file", "write_file", "run_tests"} {
 		log.Append(chain.Record{Kind: chain.KindAllowed, Tool: tool, Op: "invoke"}, now)
@@ -65,7 +65,7 @@ func ExampleVerify() {
 	log.Close()
 
 	// An auditor needs only the public key.
-	sum, err := chain.Verify(path, key.VerifierKey(), origin)
+	sum, err := chain.Verify(path, sk.Verifying(), origin)
 	fmt.Println(sum.Count, err)
 
 	// Change one byte of the second record ("write_file" becomes "wrote_file").
@@ -73,7 +73,7 @@ func ExampleVerify() {
 	i := bytes.Index(data, []byte("write_file"))
 	data[i+2] = 'o'
 	os.WriteFile(path, data, 0o600)
-	_, err = chain.Verify(path, key.VerifierKey(), origin)
+	_, err = chain.Verify(path, sk.Verifying(), origin)
 	var be *chain.BreakError
 	if errors.As(err, &be) {
 		fmt.Printf("record %d at offset %d: %s\n", be.Index, be.Offset, be.Reason)
@@ -87,15 +87,15 @@ func ExampleMakeCheckpoint() {
 	dir, _ := os.MkdirTemp("", "receipts")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "receipts.cbor")
-	key := exampleKey()
+	sk := exampleKey()
 
-	log, _ := chain.Open(path, key, origin)
+	log, _ := chain.Open(path, sk, origin)
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	log.Append(chain.Record{Kind: chain.KindIntent, Note: "upgrade the pricing dependency"}, now)
 	log.Append(chain.Record{Kind: chain.KindMinted, TicketID: []byte{1, 2, 3}, FamilyID: []byte{1, 2, 3}}, now)
 
 	// The auditor keeps the signed checkpoint (a C2SP signed note).
-	cp, err := chain.MakeCheckpoint(path, key, origin)
+	cp, err := chain.MakeCheckpoint(path, sk, origin)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -105,7 +105,7 @@ func ExampleMakeCheckpoint() {
 	// Later the log has grown: it still matches the checkpoint.
 	log.Append(chain.Record{Kind: chain.KindAllowed, Tool: "read_file"}, now.Add(time.Minute))
 	log.Close()
-	sum, err := chain.VerifyCheckpoint(path, cp, key.VerifierKey(), origin)
+	sum, err := chain.VerifyCheckpoint(path, cp, sk.Verifying(), origin)
 	fmt.Println(sum.Count, err)
 
 	// Truncated back to one record: the bare chain verifies, the checkpoint does not.
@@ -116,61 +116,13 @@ func ExampleMakeCheckpoint() {
 		}
 		break
 	}
-	sum, err = chain.Verify(path, key.VerifierKey(), origin)
+	sum, err = chain.Verify(path, sk.Verifying(), origin)
 	fmt.Println(sum.Count, err)
-	_, err = chain.VerifyCheckpoint(path, cp, key.VerifierKey(), origin)
+	_, err = chain.VerifyCheckpoint(path, cp, sk.Verifying(), origin)
 	fmt.Println(errors.Is(err, chain.ErrTruncated))
 	// Output:
 	// example.com/receipts/agent-1 | 2
 	// 3 <nil>
 	// 1 <nil>
-	// true
-}
-
-// The key files tickettool keygen writes are chain key files: a secret
-// file (mode 0600) and, for Ed25519, the public one beside it (0644). A Go
-// program loads them with ReadKeyFile and turns them into ticket keys with
-// package token (HMAC: token.NewHMACKey(k.Name(), k.HMACSecret())).
-func ExampleReadKeyFile() {
-	dir, _ := os.MkdirTemp("", "keys")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "root.key")
-
-	// What "tickettool keygen --alg ed25519 --out root.key" writes (with
-	// chain.GenerateKey(chain.AlgEd25519, "root") for a new key).
-	k, _ := chain.NewEd25519Key("root", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32)))
-	if err := chain.WriteKeyFile(path, k); err != nil {
-		fmt.Println(err)
-		return
-	}
-	chain.WriteKeyFile(path+".pub", k.VerifierKey())
-
-	// The minter loads the secret file...
-	sk, err := chain.ReadKeyFile(path)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	root, _ := token.NewEd25519Key(sk.Name(), sk.Ed25519PrivateKey())
-	ticket, _ := token.Mint(root, nil, nil)
-
-	// ...and a verifier only the public one.
-	pk, _ := chain.ReadKeyFile(path + ".pub")
-	vk, _ := token.NewEd25519PublicKey(pk.Name(), pk.PublicKey())
-	keys, _ := token.NewKeyring(vk)
-	d, _ := verify.Validate(ticket, keys, time.Now(), nil)
-
-	fmt.Println(sk)
-	fmt.Println(pk)
-	fmt.Println(d.Allowed)
-
-	// A secret key file others can read is refused.
-	os.Chmod(path, 0o644)
-	_, err = chain.ReadKeyFile(path)
-	fmt.Println(errors.Is(err, chain.ErrKeyFileMode))
-	// Output:
-	// ed25519 private key root+1f3dbc90
-	// ed25519 public key root+1f3dbc90
-	// true
 	// true
 }

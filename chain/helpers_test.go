@@ -7,24 +7,26 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 const testOrigin = "example.com/receipts/test"
 
 var t0 = time.UnixMilli(1_750_000_000_000).UTC()
 
-func seedKey(t testing.TB, name string, seed byte) *Key {
+func seedKey(t testing.TB, name string, seed byte) *key.Signing {
 	t.Helper()
-	k, err := NewEd25519Key(name, ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, 32)))
+	k, err := key.NewEd25519(name, ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, 32)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k
 }
 
-func hmacKey(t testing.TB, name string, fill byte) *Key {
+func hmacKey(t testing.TB, name string, fill byte) *key.Signing {
 	t.Helper()
-	k, err := NewHMACKey(name, bytes.Repeat([]byte{fill}, HMACKeySize))
+	k, err := key.NewHMAC(name, bytes.Repeat([]byte{fill}, key.HMACBytes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +34,8 @@ func hmacKey(t testing.TB, name string, fill byte) *Key {
 }
 
 // testKeys returns one Ed25519 and one HMAC signing key.
-func testKeys(t testing.TB) map[string]*Key {
-	return map[string]*Key{"ed25519": seedKey(t, "test-key", 7), "hmac": hmacKey(t, "test-key", 7)}
+func testKeys(t testing.TB) map[string]*key.Signing {
+	return map[string]*key.Signing{"ed25519": seedKey(t, "test-key", 7), "hmac": hmacKey(t, "test-key", 7)}
 }
 
 // fullRecord has every optional field set.
@@ -46,14 +48,14 @@ func fullRecord(i int) Record {
 }
 
 // seal signs r (whose Seq, Time and Prev are set) with key and encodes it.
-func seal(t testing.TB, key *Key, r Record) []byte {
+func seal(t testing.TB, sk *key.Signing, r Record) []byte {
 	t.Helper()
-	r.Alg = key.alg
+	r.Alg = sk.Alg()
 	in, err := r.SigningInput()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Sig, err = key.sign(in); err != nil {
+	if r.Sig, err = sk.Sign(in); err != nil {
 		t.Fatal(err)
 	}
 	b, err := r.Marshal()
@@ -64,14 +66,14 @@ func seal(t testing.TB, key *Key, r Record) []byte {
 }
 
 // makeRecords builds a valid chain of n records in memory.
-func makeRecords(t testing.TB, key *Key, origin string, n int) [][]byte {
+func makeRecords(t testing.TB, sk *key.Signing, origin string, n int) [][]byte {
 	t.Helper()
 	prev := OriginHash(origin)
 	out := make([][]byte, n)
 	for i := range out {
 		r := fullRecord(i)
 		r.Seq, r.Time, r.Prev = uint64(i), t0.Add(time.Duration(i)*time.Second), prev
-		out[i] = seal(t, key, r)
+		out[i] = seal(t, sk, r)
 		prev = Hash(out[i])
 	}
 	return out
@@ -90,10 +92,10 @@ func writeLog(t testing.TB, data []byte) string {
 }
 
 // openTemp opens a new log in a temp dir.
-func openTemp(t testing.TB, key *Key) (*Log, string) {
+func openTemp(t testing.TB, sk *key.Signing) (*Log, string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "receipts.cbor")
-	l, err := Open(p, key, testOrigin)
+	l, err := Open(p, sk, testOrigin)
 	if err != nil {
 		t.Fatal(err)
 	}

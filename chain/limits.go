@@ -35,9 +35,6 @@ const (
 	// MaxOriginBytes bounds a log origin (the first checkpoint line).
 	MaxOriginBytes = 256
 
-	// MaxKeyNameBytes bounds a key name (the signed-note key name).
-	MaxKeyNameBytes = 256
-
 	// MaxTimeMillis is the latest record time, 9999-12-31T23:59:59.999Z,
 	// in milliseconds since the Unix epoch; times before the epoch are
 	// refused as well.
@@ -55,9 +52,6 @@ const (
 
 	// MaxCheckpointBytes bounds a signed checkpoint note.
 	MaxCheckpointBytes = 8 << 10
-
-	// MaxKeyFileBytes bounds a key file.
-	MaxKeyFileBytes = 4 << 10
 
 	// maxRecordProbes bounds the offsets after an incomplete item at which
 	// the scanner tries to decode a record, to tell a torn tail (nothing

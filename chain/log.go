@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // Log appends records to a log file: an RFC 8742 CBOR sequence of records,
@@ -25,7 +27,8 @@ import (
 type Log struct {
 	mu     sync.Mutex
 	f      *os.File // nil once closed
-	key    *Key
+	key    *key.Signing
+	ver    *key.Verifying // key.Verifying(), for replaying records
 	origin string
 
 	valid   bool     // the fields below describe the file while it is size bytes long
@@ -49,8 +52,8 @@ type Log struct {
 // incomplete one, as for Verify); run Repair for a torn tail, investigate
 // a broken log. A key that is not the log's (no record verifies under it)
 // is a *KeyError, not a break.
-func Open(path string, key *Key, origin string) (*Log, error) {
-	if err := checkKey(key, true); err != nil {
+func Open(path string, k *key.Signing, origin string) (*Log, error) {
+	if err := checkSigning(k); err != nil {
 		return nil, err
 	}
 	if err := checkOrigin(origin); err != nil {
@@ -64,7 +67,7 @@ func Open(path string, key *Key, origin string) (*Log, error) {
 	if err != nil {
 		return nil, fileErr("open log", path, err)
 	}
-	l := &Log{f: f, key: key, origin: origin, last: -1}
+	l := &Log{f: f, key: k, ver: k.Verifying(), origin: origin, last: -1}
 	if err := l.open(filepath.Dir(path), created); err != nil {
 		f.Close()
 		return nil, err
@@ -149,14 +152,14 @@ func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 	var tailLen int64
 	head := l.head
 	for i, r := range rs {
-		r.Seq, r.Time, r.Prev, r.Alg, r.Sig = uint64(l.count)+uint64(i), time.UnixMilli(t).UTC(), head, l.key.alg, nil
+		r.Seq, r.Time, r.Prev, r.Alg, r.Sig = uint64(l.count)+uint64(i), time.UnixMilli(t).UTC(), head, l.key.Alg(), nil
 		input, err := r.SigningInput()
 		if err != nil && len(rs) > 1 {
 			return nil, fmt.Errorf("%w (record %d of the batch)", err, i)
 		} else if err != nil {
 			return nil, err
 		}
-		if r.Sig, err = l.key.sign(input); err != nil {
+		if r.Sig, err = l.key.Sign(input); err != nil {
 			return nil, err
 		}
 		b, err := withSig(input[len(recordDomain):], r.Sig)

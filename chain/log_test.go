@@ -4,21 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 func TestAppendVerify(t *testing.T) {
-	for name, key := range testKeys(t) {
-		l, p := openTemp(t, key)
+	for name, sk := range testKeys(t) {
+		l, p := openTemp(t, sk)
 		var heads [][32]byte
 		for i := range 5 {
 			r, err := l.Append(fullRecord(i), t0.Add(time.Duration(i)*time.Millisecond))
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if r.Seq != uint64(i) || r.Alg != key.Alg() || !r.Time.Equal(t0.Add(time.Duration(i)*time.Millisecond)) {
+			if r.Seq != uint64(i) || r.Alg != sk.Alg() || !r.Time.Equal(t0.Add(time.Duration(i)*time.Millisecond)) {
 				t.Fatalf("%s: appended %+v", name, r)
 			}
 			b, _ := r.Marshal()
@@ -30,7 +33,7 @@ func TestAppendVerify(t *testing.T) {
 		if _, err := l.Append(fullRecord(0), t0); !errors.Is(err, ErrClosed) {
 			t.Fatalf("%s: append after close: %v", name, err)
 		}
-		sum, err := Verify(p, key.VerifierKey(), testOrigin)
+		sum, err := Verify(p, sk.Verifying(), testOrigin)
 		if err != nil || sum.Count != 5 || sum.Head != heads[4] || !sum.LastTime.Equal(t0.Add(4*time.Millisecond)) {
 			t.Fatalf("%s: %+v %v", name, sum, err)
 		}
@@ -38,7 +41,7 @@ func TestAppendVerify(t *testing.T) {
 			t.Fatalf("%s: log mode %v", name, st.Mode())
 		}
 		// Reopen: the chain continues.
-		l2, err := Open(p, key, testOrigin)
+		l2, err := Open(p, sk, testOrigin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,24 +50,24 @@ func TestAppendVerify(t *testing.T) {
 			t.Fatalf("%s: after reopen: %+v %v", name, r, err)
 		}
 		l2.Close()
-		if sum, err := Verify(p, key, testOrigin); err != nil || sum.Count != 6 {
+		if sum, err := Verify(p, sk.Verifying(), testOrigin); err != nil || sum.Count != 6 {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
 }
 
 func TestEmptyLog(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	_, p := openTemp(t, key)
-	sum, err := Verify(p, key, testOrigin)
+	sk := seedKey(t, "k", 1)
+	_, p := openTemp(t, sk)
+	sum, err := Verify(p, sk.Verifying(), testOrigin)
 	if err != nil || sum.Count != 0 || sum.Head != OriginHash(testOrigin) || !sum.LastTime.IsZero() {
 		t.Fatalf("%+v %v", sum, err)
 	}
 }
 
 func TestAppendTime(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	l, p := openTemp(t, key)
+	sk := seedKey(t, "k", 1)
+	l, p := openTemp(t, sk)
 	if _, err := l.Append(Record{Kind: KindIntent}, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +89,14 @@ func TestAppendTime(t *testing.T) {
 	if _, err := l.Append(Record{Kind: KindIntent}, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)); err == nil {
 		t.Fatal("year 10000 accepted")
 	}
-	if sum, err := Verify(p, key, testOrigin); err != nil || sum.Count != 3 {
+	if sum, err := Verify(p, sk.Verifying(), testOrigin); err != nil || sum.Count != 3 {
 		t.Fatalf("%v", err)
 	}
 }
 
 func TestAppendRefusesBadRecords(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	l, p := openTemp(t, key)
+	sk := seedKey(t, "k", 1)
+	l, p := openTemp(t, sk)
 	bad := []Record{{Kind: 0}, {Kind: KindAllowed, Tool: "\xff"}, {Kind: KindAllowed, Block: -1}}
 	for _, r := range bad {
 		if _, err := l.Append(r, t0); !errors.Is(err, ErrMalformed) {
@@ -112,8 +115,8 @@ func TestAppendRefusesBadRecords(t *testing.T) {
 }
 
 func TestAppendBatch(t *testing.T) {
-	key := hmacKey(t, "k", 1)
-	l, p := openTemp(t, key)
+	sk := hmacKey(t, "k", 1)
+	l, p := openTemp(t, sk)
 	batch := make([]Record, 10)
 	for i := range batch {
 		batch[i] = fullRecord(i)
@@ -125,35 +128,45 @@ func TestAppendBatch(t *testing.T) {
 	if _, err := l.Append(Record{Kind: KindOther}, t0); err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := Verify(p, key, testOrigin); err != nil || sum.Count != 11 {
+	if sum, err := Verify(p, sk.Verifying(), testOrigin); err != nil || sum.Count != 11 {
 		t.Fatalf("%v", err)
 	}
 }
 
 func TestOpenChecks(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	l, p := openTemp(t, key)
+	sk := seedKey(t, "k", 1)
+	l, p := openTemp(t, sk)
 	for i := range 3 {
 		if _, err := l.Append(fullRecord(i), t0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	l.Close()
-	if _, err := Open(p, key, "example.com/other"); !errors.Is(err, ErrBroken) {
+	if _, err := Open(p, sk, "example.com/other"); !errors.Is(err, ErrBroken) {
 		t.Fatalf("other origin: %v", err)
 	}
 	if _, err := Open(p, seedKey(t, "k", 2), testOrigin); !errors.Is(err, ErrWrongKey) || errors.Is(err, ErrBroken) {
 		t.Fatalf("other key: %v", err)
 	}
-	if _, err := Open(p, key.VerifierKey(), testOrigin); !errors.Is(err, ErrPublicKey) {
-		t.Fatalf("public key: %v", err)
+	// A nil or zero key opens nothing and creates no file.
+	fresh := filepath.Join(t.TempDir(), "fresh.log")
+	for _, k := range []*key.Signing{nil, {}} {
+		if _, err := Open(fresh, k, testOrigin); !errors.Is(err, errNoKey) {
+			t.Fatalf("Open with %v: %v", k, err)
+		}
+		if _, err := os.Stat(fresh); err == nil {
+			t.Fatalf("Open with %v created the log", k)
+		}
+		if _, err := MakeCheckpoint(p, k, testOrigin); !errors.Is(err, errNoKey) {
+			t.Fatalf("MakeCheckpoint with %v: %v", k, err)
+		}
 	}
 	for _, origin := range []string{"", "has space", "a+b", "nl\n", string(make([]byte, MaxOriginBytes+1))} {
-		if _, err := Open(p, key, origin); err == nil {
+		if _, err := Open(p, sk, origin); err == nil {
 			t.Fatalf("origin %q accepted", origin)
 		}
 	}
-	if _, err := Open(t.TempDir(), key, testOrigin); err == nil {
+	if _, err := Open(t.TempDir(), sk, testOrigin); err == nil {
 		t.Fatal("directory opened as a log")
 	}
 }
@@ -162,9 +175,9 @@ func TestOpenChecks(t *testing.T) {
 // records appended by another Log on the same file, and notices a forged
 // append.
 func TestOtherWriterAppends(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	a, p := openTemp(t, key)
-	b, err := Open(p, key, testOrigin)
+	sk := seedKey(t, "k", 1)
+	a, p := openTemp(t, sk)
+	b, err := Open(p, sk, testOrigin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +202,8 @@ func TestOtherWriterAppends(t *testing.T) {
 }
 
 func TestConcurrentGoroutines(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	l, p := openTemp(t, key)
+	sk := seedKey(t, "k", 1)
+	l, p := openTemp(t, sk)
 	const workers, each = 8, 10
 	var wg sync.WaitGroup
 	acked := make(chan Record, workers*each)
@@ -208,14 +221,14 @@ func TestConcurrentGoroutines(t *testing.T) {
 	}
 	wg.Wait()
 	close(acked)
-	checkAcked(t, p, key, acked, workers*each)
+	checkAcked(t, p, sk, acked, workers*each)
 }
 
 // checkAcked verifies the log and that every acknowledged record is in it,
 // at its sequence number, byte for byte.
-func checkAcked(t *testing.T, path string, key *Key, acked <-chan Record, want int64) {
+func checkAcked(t *testing.T, path string, sk *key.Signing, acked <-chan Record, want int64) {
 	t.Helper()
-	sum, err := Verify(path, key, testOrigin)
+	sum, err := Verify(path, sk.Verifying(), testOrigin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +255,8 @@ func checkAcked(t *testing.T, path string, key *Key, acked <-chan Record, want i
 // TestTailRewritten checks that a Log notices its cached last record
 // rewritten in place (same size) before appending after it.
 func TestTailRewritten(t *testing.T) {
-	key := seedKey(t, "k", 1)
-	l, p := openTemp(t, key)
+	sk := seedKey(t, "k", 1)
+	l, p := openTemp(t, sk)
 	for i := range 3 {
 		if _, err := l.Append(fullRecord(i), t0); err != nil {
 			t.Fatal(err)

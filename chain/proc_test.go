@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // TestHelperProcess is not a test: it is the child process of the
@@ -30,12 +32,12 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(2)
 	}
-	key, err := ReadKeyFile(os.Getenv("CHAIN_KEY"))
+	sk, err := key.ReadSigningFile(os.Getenv("CHAIN_KEY"))
 	if err != nil {
 		fail(err)
 	}
 	n, _ := strconv.Atoi(os.Getenv("CHAIN_N"))
-	l, err := Open(os.Getenv("CHAIN_LOG"), key, testOrigin)
+	l, err := Open(os.Getenv("CHAIN_LOG"), sk, testOrigin)
 	if err != nil {
 		fail(err)
 	}
@@ -97,9 +99,9 @@ func parseAck(t *testing.T, line string) Record {
 	return r
 }
 
-func keyFile(t *testing.T, key *Key) string {
+func keyFile(t *testing.T, sk *key.Signing) string {
 	p := filepath.Join(t.TempDir(), "receipt.key")
-	if err := WriteKeyFile(p, key); err != nil {
+	if err := sk.WriteFile(p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -109,9 +111,9 @@ func TestConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	key := seedKey(t, "k", 5)
-	kp := keyFile(t, key)
-	l, p := openTemp(t, key)
+	sk := seedKey(t, "k", 5)
+	kp := keyFile(t, sk)
+	l, p := openTemp(t, sk)
 	const procs, each = 3, 15
 	acked := make(chan Record, procs*each*2)
 	var wg sync.WaitGroup
@@ -144,7 +146,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	if len(acked) != (procs+2)*each {
 		t.Fatalf("%d acknowledgements, want %d", len(acked), (procs+2)*each)
 	}
-	checkAcked(t, p, key, acked, (procs+2)*each)
+	checkAcked(t, p, sk, acked, (procs+2)*each)
 }
 
 // TestCrashKill kills a writer with SIGKILL while it appends, a dozen
@@ -158,8 +160,8 @@ func TestCrashKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	key := hmacKey(t, "k", 5)
-	kp := keyFile(t, key)
+	sk := hmacKey(t, "k", 5)
+	kp := keyFile(t, sk)
 	p := filepath.Join(t.TempDir(), "receipts.cbor")
 	all := make(chan Record, 1<<16)
 	torn := 0
@@ -182,10 +184,10 @@ func TestCrashKill(t *testing.T) {
 		if err := cmd.Wait(); !killed {
 			t.Fatalf("iteration %d: the writer stopped before it was killed: %v", iter, err)
 		}
-		_, err := Verify(p, key, testOrigin)
+		_, err := Verify(p, sk.Verifying(), testOrigin)
 		if errors.Is(err, ErrTorn) {
 			torn++
-			d, rerr := Repair(p, key, testOrigin)
+			d, rerr := Repair(p, sk.Verifying(), testOrigin)
 			be := err.(*BreakError)
 			if rerr != nil || d.Offset != be.Offset || d.Bytes <= 0 {
 				t.Fatalf("iteration %d: Repair %+v %v after %v", iter, d, rerr, err)
@@ -196,5 +198,5 @@ func TestCrashKill(t *testing.T) {
 	}
 	close(all)
 	t.Logf("%d acknowledged records, %d torn tails repaired", len(all), torn)
-	checkAcked(t, p, key, all, -1)
+	checkAcked(t, p, sk, all, -1)
 }

@@ -1,6 +1,10 @@
 package chain
 
-import "io"
+import (
+	"io"
+
+	"github.com/tickettool/tickettool/key"
+)
 
 // VerifyOptions are the optional settings of VerifyFile.
 type VerifyOptions struct {
@@ -16,7 +20,7 @@ type VerifyOptions struct {
 
 // VerifyFile is Verify, or VerifyCheckpoint when opts.Checkpoint is set,
 // reporting its progress to opts.Progress.
-func VerifyFile(path string, key *Key, origin string, opts VerifyOptions) (*Summary, error) {
+func VerifyFile(path string, k *key.Verifying, origin string, opts VerifyOptions) (*Summary, error) {
 	f, size, err := snapshot(path)
 	if err != nil {
 		return nil, err
@@ -24,15 +28,15 @@ func VerifyFile(path string, key *Key, origin string, opts VerifyOptions) (*Summ
 	defer f.Close()
 	r := io.NewSectionReader(f, 0, size)
 	if opts.Checkpoint != nil {
-		return verifyCheckpoint(r, opts.Checkpoint, key, origin, opts.Progress)
+		return verifyCheckpoint(r, opts.Checkpoint, k, origin, opts.Progress)
 	}
-	if err := checkKey(key, false); err != nil {
+	if err := checkVerifying(k); err != nil {
 		return nil, err
 	}
 	if err := checkOrigin(origin); err != nil {
 		return nil, err
 	}
-	v := newReplayer(key, origin)
+	v := newReplayer(k, origin)
 	v.progress = opts.Progress
 	return v.run(r)
 }

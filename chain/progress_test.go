@@ -9,10 +9,10 @@ import (
 // order, with the bytes up to its end; and VerifyFile decides exactly as
 // Verify and VerifyCheckpoint do.
 func TestVerifyFileProgress(t *testing.T) {
-	key := seedKey(t, "test-key", 7)
-	recs := makeRecords(t, key, testOrigin, 5)
+	sk := seedKey(t, "test-key", 7)
+	recs := makeRecords(t, sk, testOrigin, 5)
 	p := writeLog(t, join(recs))
-	cp, err := MakeCheckpoint(p, key, testOrigin)
+	cp, err := MakeCheckpoint(p, sk, testOrigin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestVerifyFileProgress(t *testing.T) {
 		if withCP {
 			opts.Checkpoint = cp
 		}
-		sum, err := VerifyFile(p, key, testOrigin, opts)
+		sum, err := VerifyFile(p, sk.Verifying(), testOrigin, opts)
 		if err != nil || sum.Count != 5 {
 			t.Fatalf("checkpoint %v: %+v %v", withCP, sum, err)
 		}
@@ -42,17 +42,17 @@ func TestVerifyFileProgress(t *testing.T) {
 	data := join(recs)
 	data[len(recs[0])+len(recs[1])+10] ^= 1
 	var last int64
-	_, err = VerifyFile(writeLog(t, data), key, testOrigin, VerifyOptions{Progress: func(n, _ int64) { last = n }})
+	_, err = VerifyFile(writeLog(t, data), sk.Verifying(), testOrigin, VerifyOptions{Progress: func(n, _ int64) { last = n }})
 	wantBreak(t, err, 2, false)
 	if last != 2 {
 		t.Fatalf("progress reached %d records, want 2", last)
 	}
 	// The checkpoint is checked as VerifyCheckpoint checks it.
-	_, err = VerifyFile(writeLog(t, join(recs[:3])), key, testOrigin, VerifyOptions{Checkpoint: cp})
+	_, err = VerifyFile(writeLog(t, join(recs[:3])), sk.Verifying(), testOrigin, VerifyOptions{Checkpoint: cp})
 	if !errors.Is(err, ErrTruncated) {
 		t.Fatalf("truncated log: %v", err)
 	}
-	if _, err := VerifyFile(p, key, "bad origin", VerifyOptions{}); err == nil {
+	if _, err := VerifyFile(p, sk.Verifying(), "bad origin", VerifyOptions{}); err == nil {
 		t.Fatal("bad origin verified")
 	}
 }

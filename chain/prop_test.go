@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // optBytes draws nil or 1..max bytes (an empty field decodes as nil).
@@ -21,7 +22,7 @@ func optBytes(t *rapid.T, max int, label string) []byte {
 }
 
 func genRecord(t *rapid.T) Record {
-	alg := rapid.SampledFrom([]Alg{AlgEd25519, AlgHMACSHA256}).Draw(t, "alg")
+	alg := rapid.SampledFrom([]key.Alg{key.Ed25519, key.HMACSHA256}).Draw(t, "alg")
 	text := func(label string) string { return rapid.StringN(0, 40, -1).Draw(t, label) }
 	r := Record{
 		Seq:      rapid.Uint64().Draw(t, "seq"),
@@ -33,7 +34,7 @@ func genRecord(t *rapid.T) Record {
 		Tool:     text("tool"), Op: text("op"),
 		Check: text("check"), Caveat: text("caveat"), Reason: text("reason"), Note: text("note"),
 		Alg: alg,
-		Sig: rapid.SliceOfN(rapid.Byte(), alg.sigSize(), alg.sigSize()).Draw(t, "sig"),
+		Sig: rapid.SliceOfN(rapid.Byte(), sigSize(alg), sigSize(alg)).Draw(t, "sig"),
 	}
 	if subj := rapid.SliceOfN(rapid.StringN(0, 20, -1), 0, 5).Draw(t, "subjects"); len(subj) > 0 {
 		r.Subjects = subj

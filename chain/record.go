@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Domain-separation prefixes. Every signature or tag this package makes
@@ -42,7 +43,7 @@ type Record struct {
 	Reason   string   // for a refusal: a short reason a person can act on
 	Note     string   // anything else worth recording
 	Prev     [32]byte // SHA-256 of the previous record's bytes, or OriginHash
-	Alg      Alg      // the algorithm of Sig
+	Alg      key.Alg  // the algorithm of Sig
 	Sig      []byte   // signature over SigningInput
 }
 
@@ -73,8 +74,8 @@ func (r *Record) toWire() (wire.Record, error) {
 	if !r.Kind.valid() {
 		return w, fmt.Errorf("invalid kind %d", r.Kind)
 	}
-	if r.Alg.sigSize() == 0 {
-		return w, fmt.Errorf("invalid algorithm %d", r.Alg)
+	if sigSize(r.Alg) == 0 {
+		return w, fmt.Errorf("invalid algorithm %v", r.Alg)
 	}
 	ms := r.Time.UnixMilli()
 	if ms < 0 || ms > MaxTimeMillis {
@@ -111,7 +112,7 @@ func (r *Record) toWire() (wire.Record, error) {
 		TicketID: r.TicketID, FamilyID: r.FamilyID, Block: uint64(r.Block),
 		Tool: r.Tool, Op: r.Op, Subjects: r.Subjects,
 		Check: r.Check, Caveat: r.Caveat, Reason: r.Reason, Note: r.Note,
-		Prev: r.Prev[:], Alg: uint8(r.Alg),
+		Prev: r.Prev[:], Alg: wireAlg(r.Alg),
 	}
 	return w, nil
 }
@@ -156,8 +157,8 @@ func withSig(unsigned, sig []byte) ([]byte, error) {
 // of bounds or Sig is not a signature of Alg's size; it does not check the
 // signature.
 func (r Record) Marshal() ([]byte, error) {
-	if len(r.Sig) != r.Alg.sigSize() {
-		return nil, fmt.Errorf("%w: signature is %d bytes, %s needs %d", ErrMalformed, len(r.Sig), r.Alg, r.Alg.sigSize())
+	if len(r.Sig) != sigSize(r.Alg) {
+		return nil, fmt.Errorf("%w: signature is %d bytes, %s needs %d", ErrMalformed, len(r.Sig), r.Alg, sigSize(r.Alg))
 	}
 	u, err := r.unsigned()
 	if err == nil {
@@ -207,7 +208,7 @@ func decode(data []byte) (Record, []byte, error) {
 		TicketID: w.TicketID, FamilyID: w.FamilyID,
 		Tool: w.Tool, Op: w.Op, Subjects: w.Subjects,
 		Check: w.Check, Caveat: w.Caveat, Reason: w.Reason, Note: w.Note,
-		Alg: Alg(w.Alg), Sig: w.Sig,
+		Alg: algOfWire(w.Alg), Sig: w.Sig,
 	}
 	if w.Time > MaxTimeMillis {
 		return Record{}, nil, fmt.Errorf("time %d is out of range", w.Time)
@@ -221,7 +222,7 @@ func decode(data []byte) (Record, []byte, error) {
 		return Record{}, nil, fmt.Errorf("prev is %d bytes, not 32", len(w.Prev))
 	}
 	copy(r.Prev[:], w.Prev)
-	if n := r.Alg.sigSize(); n == 0 || len(r.Sig) != n {
+	if n := sigSize(r.Alg); n == 0 || len(r.Sig) != n {
 		return Record{}, nil, fmt.Errorf("signature of %d bytes for algorithm %d", len(r.Sig), w.Alg)
 	}
 	u, err := r.unsigned()

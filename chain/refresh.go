@@ -40,7 +40,7 @@ func (l *Log) tailUnchanged() bool {
 // follow checks the records other writers appended after the cached tail.
 func (l *Log) follow(size int64) error {
 	l.valid = false
-	v := &replayer{key: l.key, origin: l.origin, count: l.count, head: l.head, last: l.last, atIndex: -1}
+	v := &replayer{key: l.ver, origin: l.origin, count: l.count, head: l.head, last: l.last, atIndex: -1}
 	s := newScanner(io.NewSectionReader(l.f, l.size, size-l.size))
 	s.off, s.index = l.size, l.count
 	for {
@@ -92,7 +92,7 @@ func (l *Log) firstBreak(be *BreakError) error {
 
 // rescanItems is rescan without firstBreak.
 func (l *Log) rescanItems(size int64) error {
-	v := newReplayer(l.key, l.origin)
+	v := newReplayer(l.ver, l.origin)
 	v.merkle = false
 	s := newScanner(io.NewSectionReader(l.f, 0, size))
 	var prev, last []byte
@@ -118,7 +118,7 @@ func (l *Log) rescanItems(size int64) error {
 		if err != nil {
 			return &BreakError{Index: n - 2, Offset: prevOff, Reason: err.Error()}
 		}
-		v = &replayer{key: l.key, origin: l.origin, count: n - 1, head: sha256.Sum256(prev), last: pr.Time.UnixMilli(), atIndex: -1}
+		v = &replayer{key: l.ver, origin: l.origin, count: n - 1, head: sha256.Sum256(prev), last: pr.Time.UnixMilli(), atIndex: -1}
 		if err := v.add(last, lastOff); err != nil {
 			return err
 		}

@@ -16,8 +16,8 @@ import (
 // alone (a cut on a record boundary) or drops exactly the partial last
 // record.
 func TestRepairEveryCut(t *testing.T) {
-	key := hmacKey(t, "k", 3)
-	recs := makeRecords(t, key, testOrigin, 3)
+	sk := hmacKey(t, "k", 3)
+	recs := makeRecords(t, sk, testOrigin, 3)
 	data := join(recs)
 	at := append(offsets(recs), len(data))
 	p := filepath.Join(t.TempDir(), "log")
@@ -31,7 +31,7 @@ func TestRepairEveryCut(t *testing.T) {
 				keep = o
 			}
 		}
-		d, err := Repair(p, key, testOrigin)
+		d, err := Repair(p, sk.Verifying(), testOrigin)
 		if err != nil || d.Offset != int64(keep) || d.Bytes != int64(cut-keep) {
 			t.Fatalf("cut %d: Repair = %+v, %v; want offset %d, %d bytes", cut, d, err, keep, cut-keep)
 		}
@@ -47,8 +47,8 @@ func TestRepairEveryCut(t *testing.T) {
 // Each byte is changed in four ways, among them the ones that
 // turn a one-byte length into a longer one (0x58 to 0x59, 0x78 to 0x7a).
 func TestRepairEverySingleByteChange(t *testing.T) {
-	key := hmacKey(t, "k", 3)
-	recs := makeRecords(t, key, testOrigin, 3)
+	sk := hmacKey(t, "k", 3)
+	recs := makeRecords(t, sk, testOrigin, 3)
 	data := join(recs)
 	lastOff := len(data) - len(recs[len(recs)-1])
 	p := filepath.Join(t.TempDir(), "log")
@@ -63,17 +63,17 @@ func TestRepairEverySingleByteChange(t *testing.T) {
 			if err := os.WriteFile(p, bad, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			d, err := Repair(p, key, testOrigin)
+			d, err := Repair(p, sk.Verifying(), testOrigin)
 			if err == nil || errors.Is(err, ErrTorn) || d != (Torn{}) {
 				t.Fatalf("byte %d %#x to %#x: Repair = %+v, %v; want a refusal", i, b, v, d, err)
 			}
 			if got, _ := os.ReadFile(p); !bytes.Equal(got, bad) {
 				t.Fatalf("byte %d %#x to %#x: Repair changed the file", i, b, v)
 			}
-			if _, err := VerifyBytes(bad, key, testOrigin); errors.Is(err, ErrTorn) {
+			if _, err := VerifyBytes(bad, sk.Verifying(), testOrigin); errors.Is(err, ErrTorn) {
 				t.Fatalf("byte %d %#x to %#x: Verify: %v", i, b, v, err)
 			}
-			if l, err := Open(p, key, testOrigin); err == nil {
+			if l, err := Open(p, sk, testOrigin); err == nil {
 				l.Close()
 			} else if errors.Is(err, ErrTorn) {
 				t.Fatalf("byte %d %#x to %#x: Open: %v", i, b, v, err)
@@ -91,8 +91,8 @@ func TestRepairEverySingleByteChange(t *testing.T) {
 // most maxRecordProbes record-like offsets, whatever the bytes, and a
 // record beyond that many decoys counts as found (fail closed).
 func TestRecordAfterBounded(t *testing.T) {
-	key := hmacKey(t, "k", 3)
-	rec := makeRecords(t, key, testOrigin, 1)[0]
+	sk := hmacKey(t, "k", 3)
+	rec := makeRecords(t, sk, testOrigin, 1)[0]
 	decoy := []byte{0xa6, 0x01, 0x00, 0x02} // a record's first bytes, cut short
 	cases := []struct {
 		name string

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // Issue #13 point 6: a tail is torn only when no complete, well-formed
@@ -28,11 +30,11 @@ func offsets(recs [][]byte) []int {
 
 // headAt returns the offset in rec of the byte-string head that follows
 // key (a one-byte key followed by a one-byte-length head 0x58 or 0x78).
-func headAt(t *testing.T, rec []byte, key byte, head byte) int {
+func headAt(t *testing.T, rec []byte, sk byte, head byte) int {
 	t.Helper()
-	i := bytes.Index(rec, []byte{key, head})
+	i := bytes.Index(rec, []byte{sk, head})
 	if i < 0 {
-		t.Fatalf("key %#x with head %#x not in the record", key, head)
+		t.Fatalf("key %#x with head %#x not in the record", sk, head)
 	}
 	return i + 1
 }
@@ -41,7 +43,7 @@ func headAt(t *testing.T, rec []byte, key byte, head byte) int {
 // that is not a torn tail at record index, offset off. Open checks only
 // the first and the last record's signature: with sigOnly (damage only a
 // signature shows) it may accept the log.
-func wantNotTorn(t *testing.T, name string, p string, key *Key, index int64, off int, sigOnly bool) {
+func wantNotTorn(t *testing.T, name string, p string, sk *key.Signing, index int64, off int, sigOnly bool) {
 	t.Helper()
 	check := func(what string, err error) {
 		t.Helper()
@@ -50,9 +52,9 @@ func wantNotTorn(t *testing.T, name string, p string, key *Key, index int64, off
 			t.Errorf("%s: %s: %v, want a break (not torn) at record %d offset %d", name, what, err, index, off)
 		}
 	}
-	_, err := Verify(p, key, testOrigin)
+	_, err := Verify(p, sk.Verifying(), testOrigin)
 	check("Verify", err)
-	if l, err := Open(p, key, testOrigin); err == nil {
+	if l, err := Open(p, sk, testOrigin); err == nil {
 		l.Close()
 		if !sigOnly {
 			t.Errorf("%s: Open accepted the log", name)
@@ -73,14 +75,14 @@ func wantNotTorn(t *testing.T, name string, p string, key *Key, index int64, off
 }
 
 func TestRepairRefusesDamage(t *testing.T) {
-	for kname, key := range testKeys(t) {
-		recs := makeRecords(t, key, testOrigin, 13)
+	for kname, sk := range testKeys(t) {
+		recs := makeRecords(t, sk, testOrigin, 13)
 		good := join(recs)
 		at := offsets(recs)
 		last := len(recs) - 1
 		// long is a record whose note claims more bytes than follow a
 		// prefix of it below.
-		long := seal(t, key, Record{Seq: uint64(len(recs)), Time: t0.Add(time.Hour), Kind: KindOther,
+		long := seal(t, sk, Record{Seq: uint64(len(recs)), Time: t0.Add(time.Hour), Kind: KindOther,
 			Note: strings.Repeat("x", MaxNoteBytes), Prev: Hash(recs[last])})
 		// change returns the log with record k's byte i set to v.
 		change := func(k, i int, v byte) []byte {
@@ -118,7 +120,7 @@ func TestRepairRefusesDamage(t *testing.T) {
 		for _, c := range cases {
 			name := kname + ": " + c.name
 			p := writeLog(t, c.data)
-			d, err := Repair(p, key, testOrigin)
+			d, err := Repair(p, sk.Verifying(), testOrigin)
 			var be *BreakError
 			if !errors.As(err, &be) || be.Torn || be.Index != int64(c.index) || d != (Torn{}) {
 				t.Errorf("%s: Repair = %+v, %v; want a refusal naming record %d", name, d, err, c.index)
@@ -133,17 +135,17 @@ func TestRepairRefusesDamage(t *testing.T) {
 			if want := fmt.Sprintf("broken at record %d (offset %d)", c.index, off); err != nil && !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: error %q does not say %q", name, err, want)
 			}
-			wantNotTorn(t, name, p, key, int64(c.index), off, c.sigOnly)
+			wantNotTorn(t, name, p, sk, int64(c.index), off, c.sigOnly)
 		}
 	}
 }
 
 func TestRepairTornTail(t *testing.T) {
-	for kname, key := range testKeys(t) {
-		recs := makeRecords(t, key, testOrigin, 13)
+	for kname, sk := range testKeys(t) {
+		recs := makeRecords(t, sk, testOrigin, 13)
 		last := recs[len(recs)-1]
 		good := join(recs[:len(recs)-1])
-		other := makeRecords(t, key, "example.com/receipts/other", 1)[0]
+		other := makeRecords(t, sk, "example.com/receipts/other", 1)[0]
 		lastLonger := slices.Clone(last)
 		lastLonger[headAt(t, last, 0x0e, 0x58)] = 0x59
 		cases := []struct {
@@ -154,7 +156,7 @@ func TestRepairTornTail(t *testing.T) {
 			{"2 bytes", last[:2]},
 			{"half", last[:len(last)/2]},
 			{"inside its prev", last[:headAt(t, last, 0x0e, 0x58)+10]},
-			{"just before its signature", last[:len(last)-key.Alg().sigSize()]},
+			{"just before its signature", last[:len(last)-sigSize(sk.Alg())]},
 			{"1 byte short", last[:len(last)-1]},
 			{"zero bytes", make([]byte, 7)},
 			{"a map head", []byte{0xaf}},
@@ -169,14 +171,14 @@ func TestRepairTornTail(t *testing.T) {
 			name := kname + ": " + c.name
 			data := slices.Concat(good, c.tail)
 			p := writeLog(t, data)
-			_, err := Verify(p, key, testOrigin)
+			_, err := Verify(p, sk.Verifying(), testOrigin)
 			if be := (*BreakError)(nil); !errors.As(err, &be) || !be.Torn || be.Offset != int64(len(good)) || be.Index != int64(len(recs)-1) {
 				t.Errorf("%s: Verify: %v, want a torn tail at offset %d", name, err, len(good))
 			}
-			if _, err := Open(p, key, testOrigin); !errors.Is(err, ErrTorn) {
+			if _, err := Open(p, sk, testOrigin); !errors.Is(err, ErrTorn) {
 				t.Errorf("%s: Open: %v, want ErrTorn", name, err)
 			}
-			d, err := Repair(p, key, testOrigin)
+			d, err := Repair(p, sk.Verifying(), testOrigin)
 			if err != nil || d != (Torn{Offset: int64(len(good)), Bytes: int64(len(c.tail))}) {
 				t.Errorf("%s: Repair = %+v, %v", name, d, err)
 			}
@@ -193,25 +195,25 @@ func TestRepairTornTail(t *testing.T) {
 // scan takes for a torn tail; Open must still name the damaged record, as
 // Verify and Repair do.
 func TestOpenDamageNotTorn(t *testing.T) {
-	for kname, key := range testKeys(t) {
-		recs := makeRecords(t, key, testOrigin, 13)
+	for kname, sk := range testKeys(t) {
+		recs := makeRecords(t, sk, testOrigin, 13)
 		k := len(recs) - 2
 		last := slices.Clone(recs[k+1])
 		resume := len(last) - 10 // a map head of 23 pairs, 9 bytes before the end
 		last[resume] = 0xb7
-		sig := key.Alg().sigSize()
+		sig := sigSize(sk.Alg())
 		i := len(recs[k]) - sig - 2 // the signature's head: 0x58 len
 		n := sig + resume
 		damaged := slices.Concat(recs[k][:i], []byte{0x59, byte(n >> 8), byte(n)}, recs[k][i+2:])
 		data := slices.Concat(join(recs[:k]), damaged, last)
 		at := offsets(recs)
 		p := writeLog(t, data)
-		_, err := Open(p, key, testOrigin)
+		_, err := Open(p, sk, testOrigin)
 		if be := (*BreakError)(nil); !errors.As(err, &be) || be.Torn || be.Index != int64(k) || be.Offset != int64(at[k]) {
 			t.Errorf("%s: Open: %v, want a break (not torn) at record %d offset %d", kname, err, k, at[k])
 		}
-		wantNotTorn(t, kname, p, key, int64(k), at[k], false)
-		d, err := Repair(p, key, testOrigin)
+		wantNotTorn(t, kname, p, sk, int64(k), at[k], false)
+		d, err := Repair(p, sk.Verifying(), testOrigin)
 		if be := (*BreakError)(nil); !errors.As(err, &be) || be.Torn || d != (Torn{}) {
 			t.Errorf("%s: Repair = %+v, %v", kname, d, err)
 		}

@@ -82,7 +82,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		TicketID: hex.EncodeToString(r.TicketID), FamilyID: hex.EncodeToString(r.FamilyID),
 		Tool: r.Tool, Op: r.Op, Subjects: r.Subjects,
 		Check: r.Check, Caveat: r.Caveat, Reason: r.Reason, Note: r.Note,
-		Prev: hex.EncodeToString(r.Prev[:]), Alg: r.Alg.String(), Sig: hex.EncodeToString(r.Sig),
+		Prev: hex.EncodeToString(r.Prev[:]), Alg: wireName(r.Alg), Sig: hex.EncodeToString(r.Sig),
 	}
 	if len(r.TicketID) > 0 {
 		j.Block = &r.Block

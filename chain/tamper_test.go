@@ -3,12 +3,13 @@ package chain
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // fieldMutations change one field of a record each.
@@ -31,12 +32,12 @@ var fieldMutations = map[string]func(*Record){
 }
 
 func TestTamperEveryField(t *testing.T) {
-	for name, key := range testKeys(t) {
+	for name, sk := range testKeys(t) {
 		other := seedKey(t, "test-key", 8)
-		if key.Alg() == AlgHMACSHA256 {
+		if sk.Alg() == key.HMACSHA256 {
 			other = hmacKey(t, "test-key", 8)
 		}
-		recs := makeRecords(t, key, testOrigin, 4)
+		recs := makeRecords(t, sk, testOrigin, 4)
 		for _, k := range []int{0, 2, 3} {
 			orig, err := Decode(recs[k])
 			if err != nil {
@@ -52,36 +53,36 @@ func TestTamperEveryField(t *testing.T) {
 				}
 				forged := slices.Clone(recs)
 				forged[k] = b
-				_, err = VerifyBytes(join(forged), key.VerifierKey(), testOrigin)
+				_, err = VerifyBytes(join(forged), sk.Verifying(), testOrigin)
 				if be := wantBreak(t, err, int64(k), false); !strings.Contains(be.Reason, "signature") {
 					t.Errorf("%s record %d %s: reason %q", name, k, field, be.Reason)
 				}
 				// ...or signs with a key of their own.
 				forged[k] = seal(t, other, r)
-				_, err = VerifyBytes(join(forged), key.VerifierKey(), testOrigin)
+				_, err = VerifyBytes(join(forged), sk.Verifying(), testOrigin)
 				wantBreak(t, err, int64(k), false)
 			}
 			// The algorithm: a record signed by a key of the other type.
 			wrong := hmacKey(t, "test-key", 7)
-			if key.Alg() == AlgHMACSHA256 {
+			if sk.Alg() == key.HMACSHA256 {
 				wrong = seedKey(t, "test-key", 7)
 			}
 			forged := slices.Clone(recs)
 			forged[k] = seal(t, wrong, orig)
-			_, err = VerifyBytes(join(forged), key.VerifierKey(), testOrigin)
+			_, err = VerifyBytes(join(forged), sk.Verifying(), testOrigin)
 			if be := wantBreak(t, err, int64(k), false); !strings.Contains(be.Reason, "algorithm") {
 				t.Errorf("%s: alg reason %q", name, be.Reason)
 			}
 		}
-		if _, err := VerifyBytes(join(recs), key.VerifierKey(), testOrigin); err != nil {
+		if _, err := VerifyBytes(join(recs), sk.Verifying(), testOrigin); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
 func TestDroppedDuplicatedReordered(t *testing.T) {
-	key := seedKey(t, "k", 3)
-	r := makeRecords(t, key, testOrigin, 5)
+	sk := seedKey(t, "k", 3)
+	r := makeRecords(t, sk, testOrigin, 5)
 	cases := []struct {
 		name  string
 		recs  [][]byte
@@ -96,7 +97,7 @@ func TestDroppedDuplicatedReordered(t *testing.T) {
 		{"reverse", [][]byte{r[4], r[3], r[2], r[1], r[0]}, 0, "sequence"},
 	}
 	for _, c := range cases {
-		_, err := VerifyBytes(join(c.recs), key, testOrigin)
+		_, err := VerifyBytes(join(c.recs), sk.Verifying(), testOrigin)
 		if be := wantBreak(t, err, c.index, false); !strings.Contains(be.Reason, c.why) {
 			t.Errorf("%s: reason %q", c.name, be.Reason)
 		}
@@ -107,31 +108,31 @@ func TestDroppedDuplicatedReordered(t *testing.T) {
 }
 
 func TestRecordFromAnotherLog(t *testing.T) {
-	key := seedKey(t, "k", 3)
-	a := makeRecords(t, key, testOrigin, 4)
-	b := makeRecords(t, key, "example.com/receipts/other", 4)
+	sk := seedKey(t, "k", 3)
+	a := makeRecords(t, sk, testOrigin, 4)
+	b := makeRecords(t, sk, "example.com/receipts/other", 4)
 	for k := range a {
 		mixed := slices.Clone(a)
 		mixed[k] = b[k]
-		_, err := VerifyBytes(join(mixed), key, testOrigin)
+		_, err := VerifyBytes(join(mixed), sk.Verifying(), testOrigin)
 		if be := wantBreak(t, err, int64(k), false); !strings.Contains(be.Reason, "prev") {
 			t.Errorf("record %d: reason %q", k, be.Reason)
 		}
 	}
-	_, err := VerifyBytes(join(b), key, testOrigin)
+	_, err := VerifyBytes(join(b), sk.Verifying(), testOrigin)
 	if be := wantBreak(t, err, 0, false); !strings.Contains(be.Reason, "origin") {
 		t.Errorf("reason %q", be.Reason)
 	}
 }
 
 func TestFlipEveryByte(t *testing.T) {
-	for name, key := range testKeys(t) {
-		data := join(makeRecords(t, key, testOrigin, 2))
+	for name, sk := range testKeys(t) {
+		data := join(makeRecords(t, sk, testOrigin, 2))
 		for off := range data {
 			for _, mask := range []byte{0x01, 0xff} {
 				bad := slices.Clone(data)
 				bad[off] ^= mask
-				if _, err := VerifyBytes(bad, key.VerifierKey(), testOrigin); !errors.Is(err, ErrBroken) {
+				if _, err := VerifyBytes(bad, sk.Verifying(), testOrigin); !errors.Is(err, ErrBroken) {
 					t.Fatalf("%s: flip %#x at %d: error %v", name, mask, off, err)
 				}
 			}
@@ -140,13 +141,13 @@ func TestFlipEveryByte(t *testing.T) {
 }
 
 func TestTornEveryLength(t *testing.T) {
-	for name, key := range testKeys(t) {
-		recs := makeRecords(t, key, testOrigin, 3)
+	for name, sk := range testKeys(t) {
+		recs := makeRecords(t, sk, testOrigin, 3)
 		good := join(recs[:2])
 		last := recs[2]
 		for cut := 1; cut < len(last); cut++ {
 			data := append(slices.Clone(good), last[:cut]...)
-			_, err := VerifyBytes(data, key, testOrigin)
+			_, err := VerifyBytes(data, sk.Verifying(), testOrigin)
 			be := wantBreak(t, err, 2, true)
 			if be.Offset != int64(len(good)) || !errors.Is(err, ErrTorn) || !errors.Is(err, ErrBroken) {
 				t.Fatalf("%s cut %d: %+v", name, cut, be)
@@ -155,14 +156,14 @@ func TestTornEveryLength(t *testing.T) {
 				continue // the file round trip below, for a sample of lengths
 			}
 			p := writeLog(t, data)
-			if _, err := Open(p, key, testOrigin); !errors.Is(err, ErrTorn) {
+			if _, err := Open(p, sk, testOrigin); !errors.Is(err, ErrTorn) {
 				t.Fatalf("%s cut %d: Open error %v, want ErrTorn", name, cut, err)
 			}
-			dropped, err := Repair(p, key, testOrigin)
+			dropped, err := Repair(p, sk.Verifying(), testOrigin)
 			if err != nil || dropped != (Torn{Offset: int64(len(good)), Bytes: int64(cut)}) {
 				t.Fatalf("%s cut %d: Repair = %+v, %v", name, cut, dropped, err)
 			}
-			if sum, err := Verify(p, key, testOrigin); err != nil || sum.Count != 2 {
+			if sum, err := Verify(p, sk.Verifying(), testOrigin); err != nil || sum.Count != 2 {
 				t.Fatalf("%s cut %d: after Repair: %v", name, cut, err)
 			}
 			if got, _ := os.ReadFile(p); !bytes.Equal(got, good) {
@@ -173,17 +174,17 @@ func TestTornEveryLength(t *testing.T) {
 }
 
 func TestRepairOnlyTornTails(t *testing.T) {
-	key := seedKey(t, "k", 3)
-	recs := makeRecords(t, key, testOrigin, 2)
+	sk := seedKey(t, "k", 3)
+	recs := makeRecords(t, sk, testOrigin, 2)
 	good := join(recs)
 	// A clean log: nothing dropped.
 	p := writeLog(t, good)
-	if d, err := Repair(p, key, testOrigin); err != nil || d != (Torn{Offset: int64(len(good))}) {
+	if d, err := Repair(p, sk.Verifying(), testOrigin); err != nil || d != (Torn{Offset: int64(len(good))}) {
 		t.Fatalf("clean: %+v %v", d, err)
 	}
 	// Zero bytes after the last record (a power loss on some file systems).
 	p = writeLog(t, append(slices.Clone(good), make([]byte, 100)...))
-	if d, err := Repair(p, key, testOrigin); err != nil || d != (Torn{Offset: int64(len(good)), Bytes: 100}) {
+	if d, err := Repair(p, sk.Verifying(), testOrigin); err != nil || d != (Torn{Offset: int64(len(good)), Bytes: 100}) {
 		t.Fatalf("zeros: %+v %v", d, err)
 	}
 	// Garbage that is not the start of a record is a break, not a tear;
@@ -191,7 +192,7 @@ func TestRepairOnlyTornTails(t *testing.T) {
 	// can be none), however many pairs the head announces.
 	for _, tail := range [][]byte{{0x5a, 0xff}, {0x01}, {0x9f}, {0xa6, 0xff}, {0xaf, 0x01, 0x02, 0x40}, {0xa6, 0x01, 0x00, 0x01, 0x00}} {
 		p = writeLog(t, append(slices.Clone(good), tail...))
-		d, err := Repair(p, key, testOrigin)
+		d, err := Repair(p, sk.Verifying(), testOrigin)
 		wantBreak(t, err, 2, false)
 		if st, _ := os.Stat(p); d != (Torn{}) || st.Size() != int64(len(good)+len(tail)) {
 			t.Fatalf("tail % x: Repair changed the file", tail)
@@ -201,7 +202,7 @@ func TestRepairOnlyTornTails(t *testing.T) {
 	bad := slices.Clone(recs[1])
 	bad[10] ^= 1
 	p = writeLog(t, append(append(slices.Clone(recs[0]), bad...), recs[1][:5]...))
-	if _, err := Repair(p, key, testOrigin); !errors.Is(err, ErrBroken) || errors.Is(err, ErrTorn) {
+	if _, err := Repair(p, sk.Verifying(), testOrigin); !errors.Is(err, ErrBroken) || errors.Is(err, ErrTorn) {
 		t.Fatalf("broken then torn: %v", err)
 	}
 }
@@ -213,32 +214,34 @@ func TestRepairOnlyTornTails(t *testing.T) {
 func TestWrongKey(t *testing.T) {
 	ed, mac := seedKey(t, "k", 3), hmacKey(t, "k", 3)
 	cases := []struct {
-		sign, verify *Key
-		alg          bool
+		sign, other *key.Signing
+		public      bool // verify with other's public half only
+		alg         bool
 	}{
-		{ed, seedKey(t, "other", 4), false},
-		{ed, mac, true},
-		{mac, hmacKey(t, "k", 4), false},
-		{mac, ed.VerifierKey(), true},
+		{ed, seedKey(t, "other", 4), false, false},
+		{ed, mac, false, true},
+		{mac, hmacKey(t, "k", 4), false, false},
+		{mac, ed, true, true},
 	}
 	for _, c := range cases {
+		verify := c.other.Verifying()
 		for _, n := range []int{1, 3} {
 			recs := makeRecords(t, c.sign, testOrigin, n)
-			_, err := VerifyBytes(join(recs), c.verify, testOrigin)
+			_, err := VerifyBytes(join(recs), verify, testOrigin)
 			var ke *KeyError
 			if !errors.As(err, &ke) || errors.Is(err, ErrBroken) || errors.Is(err, ErrWrongAlg) != c.alg {
-				t.Fatalf("%v with %v, %d records: %v", c.sign, c.verify, n, err)
+				t.Fatalf("%v with %v, %d records: %v", c.sign, verify, n, err)
 			}
-			if want := fmt.Sprintf("%s+%08x", c.verify.Name(), c.verify.KeyHash()); ke.Key != want || !strings.Contains(err.Error(), want) {
+			if want := keyName(verify); ke.Key != want || !strings.Contains(err.Error(), want) {
 				t.Errorf("%v: names key %q, want %q", err, ke.Key, want)
 			}
-			if ke.LogAlg != c.sign.Alg() || ke.KeyAlg != c.verify.Alg() {
+			if ke.LogAlg != c.sign.Alg() || ke.KeyAlg != verify.Alg() {
 				t.Errorf("%v: algorithms %v, %v", err, ke.LogAlg, ke.KeyAlg)
 			}
-			if c.verify.CanSign() {
+			if !c.public {
 				p := writeLog(t, join(recs))
-				if _, err := Open(p, c.verify, testOrigin); !errors.As(err, &ke) {
-					t.Errorf("Open %v with %v: %v", c.sign, c.verify, err)
+				if _, err := Open(p, c.other, testOrigin); !errors.As(err, &ke) {
+					t.Errorf("Open %v with %v: %v", c.sign, c.other, err)
 				}
 			}
 			// Record 0 changed: the key is the log's (a later record
@@ -247,19 +250,17 @@ func TestWrongKey(t *testing.T) {
 				bad := slices.Clone(recs[0])
 				bad[len(bad)-1] ^= 1 // the signature's last byte
 				data := join(append([][]byte{bad}, recs[1:]...))
-				_, err := VerifyBytes(data, c.sign, testOrigin)
+				_, err := VerifyBytes(data, c.sign.Verifying(), testOrigin)
 				if be := wantBreak(t, err, 0, false); !strings.Contains(be.Reason, "signature") || errors.Is(err, ErrWrongKey) {
 					t.Errorf("record 0 changed: %v", err)
 				}
-				if c.sign.CanSign() {
-					if _, err := Open(writeLog(t, data), c.sign, testOrigin); errors.Is(err, ErrWrongKey) || !errors.Is(err, ErrBroken) {
-						t.Errorf("Open, record 0 changed: %v", err)
-					}
+				if _, err := Open(writeLog(t, data), c.sign, testOrigin); errors.Is(err, ErrWrongKey) || !errors.Is(err, ErrBroken) {
+					t.Errorf("Open, record 0 changed: %v", err)
 				}
 			}
 		}
 	}
-	if _, err := VerifyBytes(nil, nil, testOrigin); !errors.Is(err, ErrMalformedKey) {
+	if _, err := VerifyBytes(nil, nil, testOrigin); !errors.Is(err, errNoKey) {
 		t.Fatalf("nil key: %v", err)
 	}
 }
@@ -268,15 +269,15 @@ func TestWrongKey(t *testing.T) {
 // (ErrNotLog, which is also ErrBroken), for Verify and Scan alike; zero
 // bytes stay a torn tail, and a damaged first record stays a break.
 func TestNotLog(t *testing.T) {
-	key := seedKey(t, "k", 5)
-	recs := makeRecords(t, key, testOrigin, 2)
+	sk := seedKey(t, "k", 5)
+	recs := makeRecords(t, sk, testOrigin, 2)
 	for _, data := range [][]byte{
 		[]byte("PRIVATE+KEY+root+00000000+AQID\n"),
 		[]byte(`{"jsonrpc":"2.0"}`),
 		{0x01},
 		{0x83, 0x01, 0x02, 0x03},
 	} {
-		_, err := VerifyBytes(data, key, testOrigin)
+		_, err := VerifyBytes(data, sk.Verifying(), testOrigin)
 		if !errors.Is(err, ErrNotLog) || !errors.Is(err, ErrBroken) || !strings.HasPrefix(err.Error(), "chain: not a receipt log: ") {
 			t.Errorf("%q: Verify: %v", data, err)
 		}
@@ -290,11 +291,11 @@ func TestNotLog(t *testing.T) {
 		}
 	}
 	for _, data := range [][]byte{{0, 0, 0}, recs[0][:10], append(slices.Clone(recs[0][:1]), 0x00)} {
-		if _, err := VerifyBytes(data, key, testOrigin); errors.Is(err, ErrNotLog) || !errors.Is(err, ErrBroken) {
+		if _, err := VerifyBytes(data, sk.Verifying(), testOrigin); errors.Is(err, ErrNotLog) || !errors.Is(err, ErrBroken) {
 			t.Errorf("% x: %v", data, err)
 		}
 	}
-	_, err := VerifyBytes(append(recs[1], recs[0]...), key, testOrigin) // a record, not the first
+	_, err := VerifyBytes(append(recs[1], recs[0]...), sk.Verifying(), testOrigin) // a record, not the first
 	if errors.Is(err, ErrNotLog) {
 		t.Errorf("records out of order: %v", err)
 	}

@@ -5,6 +5,7 @@ package chain
 import (
 	"errors"
 	"fmt"
+	"github.com/tickettool/tickettool/key"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -31,11 +32,11 @@ func TestFailedWriteChild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(2)
 	}
-	key, err := ReadKeyFile(os.Getenv("CHAIN_KEY"))
+	sk, err := key.ReadSigningFile(os.Getenv("CHAIN_KEY"))
 	if err != nil {
 		fail(err)
 	}
-	l, err := Open(os.Getenv("CHAIN_LOG"), key, testOrigin)
+	l, err := Open(os.Getenv("CHAIN_LOG"), sk, testOrigin)
 	if err != nil {
 		fail(err)
 	}
@@ -90,8 +91,8 @@ func TestFailedWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	key := hmacKey(t, "k", 5)
-	kp := keyFile(t, key)
+	sk := hmacKey(t, "k", 5)
+	kp := keyFile(t, sk)
 	for _, c := range []struct{ n, room int }{{1, 1}, {1, 40}, {3, 60}, {3, 250}} {
 		name := fmt.Sprintf("batch of %d, %d bytes of room", c.n, c.room)
 		p := filepath.Join(t.TempDir(), "receipts.cbor")
@@ -119,23 +120,23 @@ func TestFailedWrite(t *testing.T) {
 			t.Fatalf("%s: child printed\n%s\nwant 2 acknowledgements, the batch refused (file too large), then ErrTorn", name, out)
 		}
 		size := fileSize(t, p)
-		_, err = Verify(p, key, testOrigin)
+		_, err = Verify(p, sk.Verifying(), testOrigin)
 		be := (*BreakError)(nil)
 		if !errors.As(err, &be) || !be.Torn || be.Offset >= size {
 			t.Fatalf("%s: Verify: %v, want a torn tail", name, err)
 		}
-		d, err := Repair(p, key, testOrigin)
+		d, err := Repair(p, sk.Verifying(), testOrigin)
 		if err != nil || d != (Torn{Offset: be.Offset, Bytes: size - be.Offset}) {
 			t.Fatalf("%s: Repair = %+v, %v after %v", name, d, err, be)
 		}
-		checkAcked(t, p, key, acked, -1)
-		l, err := Open(p, key, testOrigin)
+		checkAcked(t, p, sk, acked, -1)
+		l, err := Open(p, sk, testOrigin)
 		if err != nil {
 			t.Fatalf("%s: Open after Repair: %v", name, err)
 		}
 		_, err = l.Append(Record{Kind: KindAllowed, Tool: "t"}, t0.Add(time.Minute))
 		l.Close()
-		if _, verr := Verify(p, key, testOrigin); err != nil || verr != nil {
+		if _, verr := Verify(p, sk.Verifying(), testOrigin); err != nil || verr != nil {
 			t.Fatalf("%s: Append after Repair: %v, then Verify: %v", name, err, verr)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // TestFormatVectors recomputes testdata/receipt_vectors.json, the worked
@@ -57,46 +59,46 @@ func TestFormatVectors(t *testing.T) {
 	want := Record{Seq: vr.Seq, Time: time.UnixMilli(vr.TimeMS).UTC(), Kind: vr.Kind, TicketID: tid, FamilyID: fid,
 		Block: vr.Block, Tool: vr.Tool, Op: vr.Op, Subjects: vr.Subjects, Check: vr.Check, Caveat: vr.Caveat, Reason: vr.Reason, Prev: oh}
 	for _, c := range v.Cases {
-		var key *Key
+		var sk *key.Signing
 		if c.Alg == "ed25519" {
 			seed, _ := hex.DecodeString(c.KeySeedHex)
-			key, err = NewEd25519Key("example.com/receipts", ed25519.NewKeyFromSeed(seed))
+			sk, err = key.NewEd25519("example.com/receipts", ed25519.NewKeyFromSeed(seed))
 		} else {
 			secret, _ := hex.DecodeString(c.KeySecretHex)
-			key, err = NewHMACKey("example.com/receipts", secret)
+			sk, err = key.NewHMAC("example.com/receipts", secret)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s, _ := FormatKey(key); s != c.SKey+"\n" {
+		if s := sk.SecretText(); s != c.SKey+"\n" {
 			t.Fatalf("%s: key text %q", c.Alg, s)
 		}
 		if c.VKey != "" {
-			if s, _ := FormatKey(key.VerifierKey()); s != c.VKey+"\n" {
+			if s := sk.Verifying().String(); s != c.VKey {
 				t.Fatalf("%s: verifier key text %q", c.Alg, s)
 			}
 		}
 		r := want
-		r.Alg = key.Alg()
+		r.Alg = sk.Alg()
 		in, _ := r.SigningInput()
 		if hex.EncodeToString(in) != c.SigningInput {
 			t.Fatalf("%s: signing input %x", c.Alg, in)
 		}
-		rec := seal(t, key, r)
+		rec := seal(t, sk, r)
 		h := Hash(rec)
 		if hex.EncodeToString(rec) != c.Record || hex.EncodeToString(h[:]) != c.RecordHash {
 			t.Fatalf("%s: record %x hash %x", c.Alg, rec, h)
 		}
-		got, err := VerifyRecord(rec, key.VerifierKey())
+		got, err := VerifyRecord(rec, sk.Verifying())
 		r.Sig = got.Sig
 		if err != nil || !reflect.DeepEqual(got, r) {
 			t.Fatalf("%s: decoded %+v %v", c.Alg, got, err)
 		}
-		sum, err := VerifyBytes(rec, key.VerifierKey(), v.Origin)
+		sum, err := VerifyBytes(rec, sk.Verifying(), v.Origin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp, _ := SignCheckpoint(sum.Checkpoint(), key)
+		cp, _ := SignCheckpoint(sum.Checkpoint(), sk)
 		if !bytes.Equal(cp, []byte(c.Checkpoint)) {
 			t.Fatalf("%s: checkpoint\n%s", c.Alg, cp)
 		}

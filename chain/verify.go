@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // Summary describes a log that verified.
@@ -41,7 +43,7 @@ func (s hashStore) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 // replayer checks records one after another: canonical decoding, the
 // algorithm, the signature, the sequence number, the prev link and time.
 type replayer struct {
-	key     *Key
+	key     *key.Verifying
 	origin  string
 	count   int64
 	head    [32]byte
@@ -54,8 +56,8 @@ type replayer struct {
 	progress func(records, bytes int64) // called after every record added, or nil
 }
 
-func newReplayer(key *Key, origin string) *replayer {
-	return &replayer{key: key, origin: origin, head: OriginHash(origin), last: -1, merkle: true, atIndex: -1}
+func newReplayer(k *key.Verifying, origin string) *replayer {
+	return &replayer{key: k, origin: origin, head: OriginHash(origin), last: -1, merkle: true, atIndex: -1}
 }
 
 // add checks one item that starts at offset off and adds it to the chain.
@@ -67,11 +69,11 @@ func (v *replayer) add(item []byte, off int64) error {
 	switch {
 	case err != nil:
 		return notLog(brk("%v", err), item)
-	case rec.Alg != v.key.alg:
-		be := brk("record algorithm %s, key algorithm %s", rec.Alg, v.key.alg)
+	case rec.Alg != v.key.Alg():
+		be := brk("record algorithm %s, key algorithm %s", rec.Alg, v.key.Alg())
 		be.keyFail = v.count == 0
 		return be
-	case !v.key.verify(input, rec.Sig):
+	case !v.key.Verify(input, rec.Sig):
 		be := brk("signature does not verify")
 		be.keyFail = v.count == 0
 		return be
@@ -149,15 +151,15 @@ func (v *replayer) keyOrBreak(err error, first []byte, s *scanner) error {
 		if serr != nil { // the end, or damage: nothing more to learn
 			break
 		}
-		if r, input, derr := decode(item); derr == nil && r.Alg == v.key.alg && v.key.verify(input, r.Sig) {
+		if r, input, derr := decode(item); derr == nil && r.Alg == v.key.Alg() && v.key.Verify(input, r.Sig) {
 			return err // the key signed a record of this log
 		}
 	}
-	return &KeyError{Key: fmt.Sprintf("%s+%08x", v.key.name, v.key.hash), KeyAlg: v.key.alg, LogAlg: rec.Alg}
+	return &KeyError{Key: keyName(v.key), KeyAlg: v.key.Alg(), LogAlg: rec.Alg}
 }
 
 func checkOrigin(origin string) error {
-	if len(origin) > MaxOriginBytes || !validName(origin) {
+	if !validOrigin(origin) {
 		return fmt.Errorf("chain: invalid origin %s (non-empty, at most %d bytes, no spaces, control characters or '+')", quote(origin), MaxOriginBytes)
 	}
 	return nil
@@ -180,32 +182,32 @@ func checkOrigin(origin string) error {
 //
 // A bare chain cannot show that records were removed from its end:
 // compare with a checkpoint (VerifyCheckpoint) for that.
-func VerifyReader(r io.Reader, key *Key, origin string) (*Summary, error) {
-	if err := checkKey(key, false); err != nil {
+func VerifyReader(r io.Reader, k *key.Verifying, origin string) (*Summary, error) {
+	if err := checkVerifying(k); err != nil {
 		return nil, err
 	}
 	if err := checkOrigin(origin); err != nil {
 		return nil, err
 	}
-	return newReplayer(key, origin).run(r)
+	return newReplayer(k, origin).run(r)
 }
 
 // VerifyBytes is VerifyReader over a log held in memory.
-func VerifyBytes(data []byte, key *Key, origin string) (*Summary, error) {
-	return VerifyReader(bytes.NewReader(data), key, origin)
+func VerifyBytes(data []byte, k *key.Verifying, origin string) (*Summary, error) {
+	return VerifyReader(bytes.NewReader(data), k, origin)
 }
 
 // Verify is VerifyReader over the log file at path. It reads the log as it
 // was at one moment when no append was in progress (the length is taken
 // under a shared lock), so that it never reports an append in flight as a
 // torn tail, and it does not block appenders while it verifies.
-func Verify(path string, key *Key, origin string) (*Summary, error) {
+func Verify(path string, k *key.Verifying, origin string) (*Summary, error) {
 	f, size, err := snapshot(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return VerifyReader(io.NewSectionReader(f, 0, size), key, origin)
+	return VerifyReader(io.NewSectionReader(f, 0, size), k, origin)
 }
 
 // snapshot opens the log at path for reading and returns its length as of
@@ -232,19 +234,19 @@ func snapshot(path string) (*os.File, int64, error) {
 }
 
 // VerifyRecord decodes one record strictly and checks its signature with
-// key. It checks nothing about the record's place in a log.
-func VerifyRecord(data []byte, key *Key) (Record, error) {
-	if err := checkKey(key, false); err != nil {
+// k. It checks nothing about the record's place in a log.
+func VerifyRecord(data []byte, k *key.Verifying) (Record, error) {
+	if err := checkVerifying(k); err != nil {
 		return Record{}, err
 	}
 	rec, input, err := decode(data)
 	if err != nil {
 		return Record{}, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	if rec.Alg != key.alg {
-		return Record{}, fmt.Errorf("%w: record %s, key %s", ErrWrongAlg, rec.Alg, key.alg)
+	if rec.Alg != k.Alg() {
+		return Record{}, fmt.Errorf("%w: record %s, key %s", ErrWrongAlg, rec.Alg, k.Alg())
 	}
-	if !key.verify(input, rec.Sig) {
+	if !k.Verify(input, rec.Sig) {
 		return Record{}, errors.New("chain: record signature does not verify")
 	}
 	return rec, nil
@@ -262,8 +264,8 @@ func VerifyRecord(data []byte, key *Key) (Record, error) {
 // complete record after it) it changes nothing and returns the
 // *BreakError, which names the damaged record's index and offset: that
 // needs a person, not a repair.
-func Repair(path string, key *Key, origin string) (Torn, error) {
-	if err := checkKey(key, false); err != nil {
+func Repair(path string, k *key.Verifying, origin string) (Torn, error) {
+	if err := checkVerifying(k); err != nil {
 		return Torn{}, err
 	}
 	if err := checkOrigin(origin); err != nil {
@@ -283,7 +285,7 @@ func Repair(path string, key *Key, origin string) (Torn, error) {
 		return Torn{}, fileErr("stat log", path, err)
 	}
 	size := fi.Size()
-	v := newReplayer(key, origin)
+	v := newReplayer(k, origin)
 	v.merkle = false
 	_, err = v.run(io.NewSectionReader(f, 0, size))
 	var be *BreakError

@@ -153,7 +153,7 @@ func checkClaims(jwk *jose.JSONWebKey, c *claims, iat int64, exp *Expectations, 
 	if e := checkBinding(c, exp); e != nil {
 		return nil, e
 	}
-	jkt, err := Thumbprint(jwk)
+	jkt, err := thumbprint(jwk)
 	if err != nil {
 		return nil, refuse(CheckJKT, "cannot compute key thumbprint")
 	}

@@ -1,11 +1,12 @@
-// Package dpop creates and checks DPoP proofs (RFC 9449) and computes JWK
-// SHA-256 thumbprints (RFC 7638). It knows nothing of tickets: a caller that
-// binds a ticket to a key compares the thumbprint that Check returns (or
-// passes it in Expectations.Thumbprint) with the bound "jkt".
+// Package dpop creates and checks DPoP proofs (RFC 9449). It knows nothing
+// of tickets: a caller that binds a ticket to a key compares the RFC 7638
+// thumbprint that Check returns (or passes it in Expectations.Thumbprint)
+// with the bound "jkt". Holder keys, their JWKs and thumbprints are
+// package key's ([key.Holder], [key.HolderPublic]).
 //
 // Make builds a proof as RFC 9449 §4.2 describes (typ "dpop+jwt", the
 // public JWK in the protected header, claims jti, htm, htu, iat and
-// optionally nonce and ath). Thumbprint computes RFC 7638 thumbprints.
+// optionally nonce and ath), signed by a [key.Holder].
 // NormalizeURI compares URIs after RFC 3986 §6.2.2 and §6.2.3
 // normalisation. Numeric limits and defaults are in limits.go: proofs of at
 // most MaxProofBytes (8 KiB), a window of DefaultMaxAge (5 minutes) into

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 )
 
 // The Ed25519 example key of RFC 8037 Appendix A.1 (a published test key).
@@ -16,11 +17,11 @@ const rfc8037PrivateJWK = `{"kty":"OKP","crv":"Ed25519",
  "x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}`
 
 func ExampleMake() {
-	key, err := dpop.ParsePrivateJWK([]byte(rfc8037PrivateJWK))
+	holder, err := key.ParseHolder([]byte(rfc8037PrivateJWK))
 	if err != nil {
 		panic(err)
 	}
-	proof, err := dpop.Make(key, "POST", "mcp://workspace/read_file", dpop.MakeOptions{
+	proof, err := dpop.Make(holder, "POST", "mcp://workspace/read_file", dpop.MakeOptions{
 		IssuedAt:    time.Unix(1700000000, 0),
 		JTI:         "example-jti",
 		AccessToken: "ticket-text",
@@ -39,9 +40,9 @@ func ExampleMake() {
 }
 
 func ExampleCheck() {
-	key, _ := dpop.ParsePrivateJWK([]byte(rfc8037PrivateJWK))
+	holder, _ := key.ParseHolder([]byte(rfc8037PrivateJWK))
 	now := time.Unix(1700000000, 0)
-	proof, _ := dpop.Make(key, "POST", "https://server.example.com/token", dpop.MakeOptions{IssuedAt: now})
+	proof, _ := dpop.Make(holder, "POST", "https://server.example.com/token", dpop.MakeOptions{IssuedAt: now})
 
 	exp := dpop.Expectations{
 		Method:     "POST",
@@ -71,16 +72,4 @@ func ExampleCheck() {
 	// dpop: replay: jti already used for this htu, or replay cache full
 	// true htm true
 	// dpop: htm: got "POST", want "GET"
-}
-
-// RFC 8037 Appendix A.3: the thumbprint of the example Ed25519 key.
-func ExampleThumbprint() {
-	jwk, err := dpop.ParsePublicJWK([]byte(`{"kty":"OKP","crv":"Ed25519",
-		"x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}`))
-	if err != nil {
-		panic(err)
-	}
-	jkt, err := dpop.Thumbprint(jwk)
-	fmt.Println(jkt, err)
-	// Output: kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k <nil>
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 )
 
 type fuzzSeed struct {
@@ -79,8 +80,10 @@ func FuzzCheck(f *testing.F) {
 			return
 		}
 		// An accepted proof is internally consistent.
-		if jkt, err := dpop.Thumbprint(p.Key); err != nil || jkt != p.Thumbprint {
-			t.Fatalf("Thumbprint %q, recomputed %q, %v", p.Thumbprint, jkt, err)
+		if jwk, err := p.Key.MarshalJSON(); err != nil {
+			t.Fatal(err)
+		} else if hp, err := key.ParseHolderPublic(jwk); err != nil || hp.Thumbprint() != p.Thumbprint {
+			t.Fatalf("Thumbprint %q, recomputed from %s: %v", p.Thumbprint, jwk, err)
 		}
 		if want, _ := dpop.NormalizeURI(uri); p.Method != method || p.ReplayKey.URI != want || p.ReplayKey.JTI != p.JTI {
 			t.Fatalf("accepted proof %+v does not match %q %q", p, method, uri)

@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Shared fixtures.
@@ -36,7 +39,7 @@ func seeded(n uint64) *mrand.ChaCha8 {
 
 // newKey returns the fixed test key number n for alg, the same on every
 // call: fuzzKeys and fuzzSeeds rely on it. It is built from seeded(n)
-// directly, since dpop.NewKey takes no randomness.
+// directly, since key.GenerateHolder takes no randomness.
 func newKey(t testing.TB, alg string, n uint64) crypto.Signer {
 	t.Helper()
 	var b [32]byte
@@ -55,13 +58,23 @@ func newKey(t testing.TB, alg string, n uint64) crypto.Signer {
 	return nil
 }
 
-func thumbprintOf(t testing.TB, k crypto.Signer) string {
+// holderOf returns k as a key.Holder, through its private JWK.
+func holderOf(t testing.TB, k crypto.Signer) *key.Holder {
 	t.Helper()
-	jkt, err := dpop.ThumbprintOf(k.Public())
+	b, err := jose.JSONWebKey{Key: k}.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return jkt
+	h, err := key.ParseHolder(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func thumbprintOf(t testing.TB, k crypto.Signer) string {
+	t.Helper()
+	return holderOf(t, k).Thumbprint()
 }
 
 func mustMake(t testing.TB, k crypto.Signer, method, uri string, opts dpop.MakeOptions) string {
@@ -69,7 +82,7 @@ func mustMake(t testing.TB, k crypto.Signer, method, uri string, opts dpop.MakeO
 	if opts.IssuedAt.IsZero() {
 		opts.IssuedAt = testNow
 	}
-	p, err := dpop.Make(k, method, uri, opts)
+	p, err := dpop.Make(holderOf(t, k), method, uri, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +115,7 @@ func mustJSON(t testing.TB, v any) []byte {
 // publicJWKMap returns the public JWK of k as a JSON object map.
 func publicJWKMap(t testing.TB, k crypto.Signer) map[string]any {
 	t.Helper()
-	b, err := dpop.MarshalPublicJWK(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := holderOf(t, k).Public().JWK()
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
@@ -116,7 +126,11 @@ func publicJWKMap(t testing.TB, k crypto.Signer) map[string]any {
 // privateJWKMap returns the private JWK of k as a JSON object map.
 func privateJWKMap(t testing.TB, k crypto.Signer) map[string]any {
 	t.Helper()
-	b, err := dpop.MarshalPrivateJWK(k)
+	alg := "EdDSA"
+	if _, ok := k.(*ecdsa.PrivateKey); ok {
+		alg = "ES256"
+	}
+	b, err := jose.JSONWebKey{Key: k, Algorithm: alg}.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}

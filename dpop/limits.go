@@ -47,10 +47,6 @@ const (
 	// (htm, htu) an error message quotes.
 	maxEcho = 64
 
-	// maxKeyAttempts bounds the rejection sampling of newKeyFrom for P-256;
-	// one attempt fails with probability below 2^-32.
-	maxKeyAttempts = 64
-
 	// jtiRandomBytes is how many random bytes Make draws for a jti.
 	jtiRandomBytes = 16
 

@@ -2,9 +2,6 @@ package dpop
 
 import (
 	"bytes"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -14,10 +11,10 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/cryptosigner"
 	josejson "github.com/go-jose/go-jose/v4/json"
 
 	"github.com/tickettool/tickettool/internal/randsrc"
+	"github.com/tickettool/tickettool/key"
 )
 
 // MakeOptions are the optional parts of a proof made by Make.
@@ -45,17 +42,14 @@ type proofClaims struct {
 }
 
 // Make builds a DPoP proof (RFC 9449 §4.2) for a request with the given
-// method and URI, signed by holderKey: an *ecdsa.PrivateKey on P-256 (ES256)
-// or an ed25519.PrivateKey (EdDSA), or any other crypto.Signer whose public
-// key is one of those. The header carries typ "dpop+jwt" and the public
-// JWK only. htu is uri without its query and fragment; the rest of uri must
-// be acceptable to NormalizeURI and is kept as given.
-func Make(holderKey crypto.Signer, method, uri string, opts MakeOptions) (string, error) {
-	if holderKey == nil || isNilPointer(holderKey) {
-		return "", errUnsupported
-	}
-	if k, ok := holderKey.(ed25519.PrivateKey); ok && len(k) != ed25519.PrivateKeySize {
-		return "", errUnsupported
+// method and URI, signed by the holder key (ES256 or EdDSA, by the key's
+// algorithm). The header carries typ "dpop+jwt" and the public JWK only.
+// htu is uri without its query and fragment; the rest of uri must be
+// acceptable to NormalizeURI and is kept as given.
+func Make(holder *key.Holder, method, uri string, opts MakeOptions) (string, error) {
+	signer, err := newHolderSigner(holder)
+	if err != nil {
+		return "", err
 	}
 	if method == "" {
 		return "", errors.New("dpop: empty method")
@@ -96,23 +90,12 @@ func Make(holderKey crypto.Signer, method, uri string, opts MakeOptions) (string
 	}
 	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 
-	alg := algOf(holderKey.Public())
-	if alg == "" {
-		return "", errUnsupported
-	}
-	var key any
-	switch k := holderKey.(type) {
-	case *ecdsa.PrivateKey, ed25519.PrivateKey:
-		key = k
-	default:
-		key = cryptosigner.Opaque(holderKey)
-	}
 	opt := (&jose.SignerOptions{EmbedJWK: true}).WithType(typDPoP)
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, opt)
+	js, err := jose.NewSigner(jose.SigningKey{Algorithm: signer.alg, Key: signer}, opt)
 	if err != nil {
 		return "", errors.New("dpop: creating signer failed")
 	}
-	jws, err := signer.Sign(payload)
+	jws, err := js.Sign(payload)
 	if err != nil {
 		return "", errors.New("dpop: signing failed")
 	}

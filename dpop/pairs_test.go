@@ -1,12 +1,10 @@
 package dpop
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"encoding/base64"
 	"fmt"
+	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"os"
 	"runtime"
 	"slices"
@@ -103,13 +101,13 @@ func bareGoJose(t testing.TB, proof string) {
 }
 
 func pairProof(t testing.TB, alg string) (string, Expectations, time.Time) {
-	seed := []byte("tickettool dpop pairs, key seed.")
-	var k crypto.Signer = ed25519.NewKeyFromSeed(seed)
+	a := key.Ed25519
 	if alg == "ES256" {
-		var err error
-		if k, err = ecdsa.ParseRawPrivateKey(elliptic.P256(), seed); err != nil {
-			t.Fatal(err)
-		}
+		a = key.ES256
+	}
+	k, err := fixedkey.Holder(a, "tickettool dpop pairs, key seed.")
+	if err != nil {
+		t.Fatal(err)
 	}
 	now := time.Unix(1_700_000_000, 0)
 	uri := "https://server.example.com/token"
@@ -117,10 +115,7 @@ func pairProof(t testing.TB, alg string) (string, Expectations, time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := ThumbprintOf(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
+	jkt := k.Thumbprint()
 	return proof, Expectations{Method: "POST", URI: uri, Nonce: "nonce-1", AccessToken: "access-token", Thumbprint: jkt}, now
 }
 

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 )
 
 // rfc9449Vectors mirrors testdata/rfc9449/vectors.json.
@@ -120,28 +119,13 @@ func TestRFC9449ProofsRefused(t *testing.T) {
 // RFC 9449 §6.1: the example public JWK has the example jkt.
 func TestRFC9449JWKThumbprint(t *testing.T) {
 	v := loadRFC9449(t)
-	k, err := dpop.ParsePublicJWK(v.PublicJWK)
+	k, err := key.ParseHolderPublic(v.PublicJWK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := dpop.Thumbprint(k)
-	if err != nil || got != v.JKT {
+	got := k.Thumbprint()
+	if got != v.JKT {
 		t.Fatalf("Thumbprint = %q, %v; want %q", got, err, v.JKT)
-	}
-}
-
-// RFC 7638 §3.1: the RSA example key (alg and kid are not hashed).
-func TestRFC7638Thumbprint(t *testing.T) {
-	var k jose.JSONWebKey
-	if err := k.UnmarshalJSON(readTestdata(t, "rfc7638/rsa_jwk.json")); err != nil {
-		t.Fatal(err)
-	}
-	got, err := dpop.Thumbprint(&k)
-	if want := "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"; err != nil || got != want {
-		t.Fatalf("Thumbprint = %q, %v; want %q", got, err, want)
-	}
-	if got2, err := dpop.ThumbprintOf(k.Key); err != nil || got2 != got {
-		t.Fatalf("ThumbprintOf = %q, %v", got2, err)
 	}
 }
 
@@ -159,29 +143,21 @@ func TestRFC8037Thumbprint(t *testing.T) {
 	if v.Thumbprint != want {
 		t.Fatalf("testdata thumbprint = %q", v.Thumbprint)
 	}
-	pub, err := dpop.ParsePublicJWK(v.Public)
+	pub, err := key.ParseHolderPublic(v.Public)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := dpop.Thumbprint(pub); err != nil || got != want {
-		t.Fatalf("Thumbprint = %q, %v", got, err)
+	if got := pub.Thumbprint(); got != want {
+		t.Fatalf("Thumbprint = %q", got)
 	}
-	priv, err := dpop.ParsePrivateJWK(v.Private)
+	priv, err := key.ParseHolder(v.Private)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := dpop.ThumbprintOf(priv.Public()); err != nil || got != want {
-		t.Fatalf("ThumbprintOf = %q, %v", got, err)
+	if got := priv.Thumbprint(); got != want {
+		t.Fatalf("holder Thumbprint = %q", got)
 	}
-	// A private JWK is not a valid input to Thumbprint.
-	var pk jose.JSONWebKey
-	if err := pk.UnmarshalJSON(v.Private); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dpop.Thumbprint(&pk); err == nil {
-		t.Fatal("Thumbprint accepted a private key")
-	}
-	if _, err := dpop.ParsePublicJWK(v.Private); err == nil {
-		t.Fatal("ParsePublicJWK accepted a private key")
+	if _, err := key.ParseHolderPublic(v.Private); err == nil {
+		t.Fatal("ParseHolderPublic accepted a private key")
 	}
 }

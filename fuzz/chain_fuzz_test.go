@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // sampleRecords are one record of each kind, as a guard would write them.
@@ -33,7 +34,7 @@ func sampleRecords() []chain.Record {
 
 // buildLog appends recs with key to a new log for origin (one second
 // apart from now) and returns the file's bytes.
-func buildLog(key *chain.Key, org string, recs []chain.Record) []byte {
+func buildLog(key *key.Signing, org string, recs []chain.Record) []byte {
 	dir := must(os.MkdirTemp("", "tickettool-fuzz-"))
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "receipts.cbor")
@@ -60,7 +61,7 @@ func splitLog(data []byte) [][]byte {
 }
 
 type fixedLog struct {
-	key  *chain.Key
+	key  *key.Signing
 	data []byte
 	cp   []byte // a signed checkpoint of data
 	sum  chain.Checkpoint
@@ -69,15 +70,15 @@ type fixedLog struct {
 // fixedLogs: the sample records in an Ed25519 log and in an HMAC log.
 var fixedLogs = func() []fixedLog {
 	var ls []fixedLog
-	for _, k := range []*chain.Key{keys.logEd, keys.logHMAC} {
+	for _, k := range []*key.Signing{keys.logEd, keys.logHMAC} {
 		data := buildLog(k, origin, sampleRecords())
-		sum := must(chain.VerifyBytes(data, k, origin))
+		sum := must(chain.VerifyBytes(data, k.Verifying(), origin))
 		ls = append(ls, fixedLog{k, data, must(chain.SignCheckpoint(sum.Checkpoint(), k)), sum.Checkpoint()})
 	}
 	return ls
 }()
 
-func logKeys() []*chain.Key { return []*chain.Key{keys.logEd, keys.logHMAC} }
+func logKeys() []*key.Signing { return []*key.Signing{keys.logEd, keys.logHMAC} }
 
 // FuzzDecodeRecord fuzzes chain.Decode on one receipt record. Properties:
 //   - a refusal matches ErrMalformed;
@@ -103,7 +104,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("Decode is not deterministic: %v", err)
 		}
 		for _, k := range logKeys() {
-			v, err := chain.VerifyRecord(data, k)
+			v, err := chain.VerifyRecord(data, k.Verifying())
 			if err != nil {
 				continue
 			}
@@ -120,7 +121,7 @@ func checkRecord(t *testing.T, r chain.Record, data []byte) {
 	if err != nil || !bytes.Equal(m, data) {
 		t.Fatalf("accepted record %x re-encodes to %x, %v", data, m, err)
 	}
-	sigLen := map[chain.Alg]int{chain.AlgEd25519: 64, chain.AlgHMACSHA256: 32}[r.Alg]
+	sigLen := map[key.Alg]int{key.Ed25519: 64, key.HMACSHA256: 32}[r.Alg]
 	switch {
 	case len(data) > chain.MaxRecordBytes:
 		t.Fatalf("accepted a record of %d bytes", len(data))
@@ -190,10 +191,10 @@ func FuzzVerifyLog(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, which byte, off uint32, x byte) {
-		sampleAllocs(t, "chain.VerifyBytes", len(data), func() { chain.VerifyBytes(data, keys.logEd, origin) })
+		sampleAllocs(t, "chain.VerifyBytes", len(data), func() { chain.VerifyBytes(data, keys.logEd.Verifying(), origin) })
 		for _, k := range logKeys() {
-			sum, err := chain.VerifyBytes(data, k, origin)
-			sum2, err2 := chain.VerifyBytes(data, k, origin)
+			sum, err := chain.VerifyBytes(data, k.Verifying(), origin)
+			sum2, err2 := chain.VerifyBytes(data, k.Verifying(), origin)
 			if !reflect.DeepEqual(sum, sum2) || !reflect.DeepEqual(err, err2) {
 				t.Fatalf("VerifyBytes is not deterministic: %v / %v", err, err2)
 			}
@@ -205,7 +206,7 @@ func FuzzVerifyLog(f *testing.F) {
 		}
 		fl := pick(fixedLogs, which)
 		m, changed := mutate(fl.data, uint64(off), x)
-		if _, err := chain.VerifyBytes(m, fl.key, origin); changed && err == nil {
+		if _, err := chain.VerifyBytes(m, fl.key.Verifying(), origin); changed && err == nil {
 			t.Fatalf("%v log with byte %d ^ %#x verifies", fl.key.Alg(), int(off)%len(fl.data), x)
 		} else if !changed && err != nil {
 			t.Fatalf("fixed %v log does not verify: %v", fl.key.Alg(), err)
@@ -213,7 +214,7 @@ func FuzzVerifyLog(f *testing.F) {
 	})
 }
 
-func checkBreak(t *testing.T, data []byte, k *chain.Key, err error) {
+func checkBreak(t *testing.T, data []byte, k *key.Signing, err error) {
 	t.Helper()
 	var ke *chain.KeyError
 	if errors.As(err, &ke) {
@@ -227,7 +228,7 @@ func checkBreak(t *testing.T, data []byte, k *chain.Key, err error) {
 	if be.Offset < 0 || be.Offset > int64(len(data)) || be.Index < 0 || (be.Torn && !errors.Is(err, chain.ErrTorn)) {
 		t.Fatalf("break out of range or inconsistent: %+v (input %d bytes)", be, len(data))
 	}
-	sum, perr := chain.VerifyBytes(data[:be.Offset], k, origin)
+	sum, perr := chain.VerifyBytes(data[:be.Offset], k.Verifying(), origin)
 	if perr != nil || sum.Count != be.Index {
 		t.Fatalf("log before the break (%+v) does not verify with %d records: %v", be, be.Index, perr)
 	}
@@ -254,7 +255,7 @@ func checkNothingAfterTorn(t *testing.T, data []byte, off int64) {
 
 // checkWrongKey: a *KeyError is no break, and is given only when the first
 // record decodes and no record Scan reads verifies under the key.
-func checkWrongKey(t *testing.T, data []byte, k *chain.Key, err error) {
+func checkWrongKey(t *testing.T, data []byte, k *key.Signing, err error) {
 	t.Helper()
 	if errors.Is(err, chain.ErrBroken) || !errors.Is(err, chain.ErrWrongKey) {
 		t.Fatalf("KeyError %v matches ErrBroken or not ErrWrongKey", err)
@@ -264,7 +265,7 @@ func checkWrongKey(t *testing.T, data []byte, k *chain.Key, err error) {
 		if serr != nil {
 			break
 		}
-		if _, verr := chain.VerifyRecord(e.Bytes, k); verr == nil {
+		if _, verr := chain.VerifyRecord(e.Bytes, k.Verifying()); verr == nil {
 			t.Fatalf("%v, but record %d verifies under the key", err, e.Index)
 		}
 		n++
@@ -274,7 +275,7 @@ func checkWrongKey(t *testing.T, data []byte, k *chain.Key, err error) {
 	}
 }
 
-func checkVerifiedLog(t *testing.T, data []byte, k *chain.Key, sum *chain.Summary) {
+func checkVerifiedLog(t *testing.T, data []byte, k *key.Signing, sum *chain.Summary) {
 	t.Helper()
 	if sum.Size != int64(len(data)) || sum.Origin != origin {
 		t.Fatalf("verified %d of %d bytes, origin %q", sum.Size, len(data), sum.Origin)
@@ -286,7 +287,7 @@ func checkVerifiedLog(t *testing.T, data []byte, k *chain.Key, sum *chain.Summar
 			t.Fatalf("Scan fails on a verified log: %v", err)
 		}
 		checkRecord(t, e.Record, e.Bytes)
-		if _, err := chain.VerifyRecord(e.Bytes, k); err != nil || e.Record.Seq != uint64(n) || e.Index != n {
+		if _, err := chain.VerifyRecord(e.Bytes, k.Verifying()); err != nil || e.Record.Seq != uint64(n) || e.Index != n {
 			t.Fatalf("record %d of a verified log: seq %d, %v", n, e.Record.Seq, err)
 		}
 		last = e.Bytes
@@ -303,15 +304,15 @@ func checkVerifiedLog(t *testing.T, data []byte, k *chain.Key, sum *chain.Summar
 	if err != nil {
 		t.Fatalf("SignCheckpoint: %v", err)
 	}
-	if c, err := chain.OpenCheckpoint(cp, k, origin); err != nil || c != sum.Checkpoint() {
+	if c, err := chain.OpenCheckpoint(cp, k.Verifying(), origin); err != nil || c != sum.Checkpoint() {
 		t.Fatalf("checkpoint does not open to itself: %+v, %v", c, err)
 	}
-	if _, err := chain.VerifyCheckpointBytes(data, cp, k, origin); err != nil {
+	if _, err := chain.VerifyCheckpointBytes(data, cp, k.Verifying(), origin); err != nil {
 		t.Fatalf("verified log does not verify against its checkpoint: %v", err)
 	}
 	if last != nil {
 		short := data[:len(data)-len(last)]
-		if _, err := chain.VerifyCheckpointBytes(short, cp, k, origin); !errors.Is(err, chain.ErrTruncated) {
+		if _, err := chain.VerifyCheckpointBytes(short, cp, k.Verifying(), origin); !errors.Is(err, chain.ErrTruncated) {
 			t.Fatalf("log without its last record against the checkpoint: %v, want ErrTruncated", err)
 		}
 	}
@@ -334,7 +335,7 @@ func FuzzCheckpoint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, which byte, off uint16, x byte) {
 		sampleAllocs(t, "chain.OpenCheckpoint", len(data), func() {
 			chain.ParseCheckpoint(string(data))
-			chain.OpenCheckpoint(data, keys.logEd, origin)
+			chain.OpenCheckpoint(data, keys.logEd.Verifying(), origin)
 		})
 		if c, err := chain.ParseCheckpoint(string(data)); err == nil {
 			if c.Text() != string(data) {
@@ -344,8 +345,8 @@ func FuzzCheckpoint(f *testing.F) {
 			t.Fatalf("ParseCheckpoint error %v does not match ErrCheckpoint", err)
 		}
 		for _, k := range logKeys() {
-			c, err := chain.OpenCheckpoint(data, k, origin)
-			c2, err2 := chain.OpenCheckpoint(data, k, origin)
+			c, err := chain.OpenCheckpoint(data, k.Verifying(), origin)
+			c2, err2 := chain.OpenCheckpoint(data, k.Verifying(), origin)
 			if c != c2 || (err == nil) != (err2 == nil) {
 				t.Fatalf("OpenCheckpoint is not deterministic: %v / %v", err, err2)
 			}
@@ -361,13 +362,13 @@ func FuzzCheckpoint(f *testing.F) {
 			if p, err := chain.ParseCheckpoint(c.Text()); err != nil || p != c {
 				t.Fatalf("opened checkpoint's text does not parse to it: %v", err)
 			}
-			if _, err := chain.OpenCheckpoint(data, k, origin+"x"); err == nil {
+			if _, err := chain.OpenCheckpoint(data, k.Verifying(), origin+"x"); err == nil {
 				t.Fatal("checkpoint opens for another origin")
 			}
 		}
 		fl := pick(fixedLogs, which)
 		m, changed := mutate(fl.cp, uint64(off), x)
-		c, err := chain.OpenCheckpoint(m, fl.key, origin)
+		c, err := chain.OpenCheckpoint(m, fl.key.Verifying(), origin)
 		if !changed && (err != nil || c != fl.sum) {
 			t.Fatalf("fixed %v checkpoint does not open: %v", fl.key.Alg(), err)
 		}

@@ -290,12 +290,12 @@ func decodeOp(target string, args []any) (int, func()) {
 		return len(b), func() { chain.Decode(b) }
 	case "FuzzVerifyLog":
 		b := args[0].([]byte)
-		return len(b), func() { chain.VerifyBytes(b, keys.logEd, origin) }
+		return len(b), func() { chain.VerifyBytes(b, keys.logEd.Verifying(), origin) }
 	case "FuzzCheckpoint":
 		b := args[0].([]byte)
 		return len(b), func() {
 			chain.ParseCheckpoint(string(b))
-			chain.OpenCheckpoint(b, keys.logEd, origin)
+			chain.OpenCheckpoint(b, keys.logEd.Verifying(), origin)
 		}
 	}
 	panic("unknown target " + target)
@@ -408,7 +408,7 @@ func seedAccepted(target string, args []any) bool {
 		if x := args[3].(byte); x != 0 {
 			data, _ = mutate(fl.data, uint64(args[2].(uint32)), x)
 		}
-		_, err := chain.VerifyBytes(data, fl.key, origin)
+		_, err := chain.VerifyBytes(data, fl.key.Verifying(), origin)
 		return err == nil
 	case "FuzzCheckpoint":
 		fl := pick(fixedLogs, args[1].(byte))
@@ -416,7 +416,7 @@ func seedAccepted(target string, args []any) bool {
 		if x := args[3].(byte); x != 0 {
 			data, _ = mutate(fl.cp, uint64(args[2].(uint16)), x)
 		}
-		_, err := chain.OpenCheckpoint(data, fl.key, origin)
+		_, err := chain.OpenCheckpoint(data, fl.key.Verifying(), origin)
 		return err == nil
 	}
 	panic("unknown target " + target)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 )
 
 // RFC 9449 example proofs, copied from the RFC text (the §4.1 DPoP header,
@@ -138,7 +139,11 @@ func checkAcceptedProof(t *testing.T, c dpopCase, proof string, p *dpop.Proof) {
 	}
 	wantURI := must(dpop.NormalizeURI(c.exp.URI))
 	gotURI, err := dpop.NormalizeURI(p.URI)
-	jkt, jerr := dpop.Thumbprint(p.Key)
+	var jkt string
+	pub, jerr := key.ParseHolderPublic(must(p.Key.MarshalJSON()))
+	if jerr == nil {
+		jkt = pub.Thumbprint()
+	}
 	maxAge, skew := dpop.DefaultMaxAge, dpop.DefaultFutureSkew
 	switch {
 	case p.Method != c.exp.Method:

@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/randsrc"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -34,19 +35,19 @@ const (
 )
 
 type fixedKeys struct {
-	hmac, ed *token.SigningKey
+	hmac, ed *key.Signing
 	ring     *token.Keyring
 	// holders: EdDSA holder keys (deterministic signatures, so the
 	// generated seeds are byte-for-byte reproducible).
 	alice, bob holder
 	// receipt keys
-	logEd, logHMAC *chain.Key
+	logEd, logHMAC *key.Signing
 }
 
 type holder struct {
-	key    crypto.Signer
-	jkt    string
-	signer *dpop.HolderSigner
+	raw crypto.Signer // the private key, for signing by hand
+	key *key.Holder
+	jkt string
 }
 
 func must[T any](v T, err error) T {
@@ -58,30 +59,31 @@ func must[T any](v T, err error) T {
 
 var keys = func() *fixedKeys {
 	k := &fixedKeys{
-		hmac: must(rootKey("hmac root", hmacKeyID, token.ModeHMAC)),
-		ed:   must(rootKey("ed25519 root", edKeyID, token.ModeEd25519)),
+		hmac: must(rootKey("hmac root", hmacKeyID, key.HMACSHA256)),
+		ed:   must(rootKey("ed25519 root", edKeyID, key.Ed25519)),
 	}
 	k.ring = must(token.NewKeyring(k.hmac.Verifying(), k.ed.Verifying()))
 	k.alice = newHolder("alice")
 	k.bob = newHolder("bob")
 	seed := make([]byte, ed25519.SeedSize)
 	detrand.New("fuzz receipt ed25519").Read(seed)
-	k.logEd = must(chain.NewEd25519Key("fuzz-receipts", ed25519.NewKeyFromSeed(seed)))
-	secret := make([]byte, chain.HMACKeySize)
+	k.logEd = must(key.NewEd25519("fuzz-receipts", ed25519.NewKeyFromSeed(seed)))
+	secret := make([]byte, key.HMACBytes)
 	detrand.New("fuzz receipt hmac").Read(secret)
-	k.logHMAC = must(chain.NewHMACKey("fuzz-receipts-hmac", secret))
+	k.logHMAC = must(key.NewHMAC("fuzz-receipts-hmac", secret))
 	return k
 }()
 
 func newHolder(name string) holder {
-	key := must(holderKey("holder " + name))
-	return holder{key: key, jkt: must(dpop.ThumbprintOf(key.Public())), signer: must(dpop.NewHolderSigner(key))}
+	h := must(holderKey("holder " + name))
+	raw := must(fixedkey.HolderKey(key.Ed25519, "fuzz holder "+name)) // the same stream
+	return holder{raw: raw, key: h, jkt: h.Thumbprint()}
 }
 
 // secretForms are renderings of the HMAC root secret that must never
 // appear in an error or refusal.
 var secretForms = func() []string {
-	s := keys.hmac.HMACSecret()
+	s := fixedkey.Secret(keys.hmac)
 	return []string{hex.EncodeToString(s), base64.RawURLEncoding.EncodeToString(s), base64.StdEncoding.EncodeToString(s), string(s)}
 }()
 
@@ -93,17 +95,17 @@ var secretForms = func() []string {
 // parallel with package initialisation.
 func fixed(seed string) (restore func()) { return randsrc.Fix(detrand.New("fuzz " + seed)) }
 
-func rootKey(seed, id string, mode token.Mode) (*token.SigningKey, error) {
+func rootKey(seed, id string, mode key.Alg) (*key.Signing, error) {
 	defer fixed(seed)()
-	return token.GenerateKey(id, mode)
+	return key.Generate(mode, id)
 }
 
-func holderKey(seed string) (crypto.Signer, error) {
+func holderKey(seed string) (*key.Holder, error) {
 	defer fixed(seed)()
-	return dpop.NewKey("EdDSA")
+	return key.GenerateHolder(key.Ed25519)
 }
 
-func mint(seed string, key *token.SigningKey, cs []caveat.Caveat) (*token.Ticket, error) {
+func mint(seed string, key *key.Signing, cs []caveat.Caveat) (*token.Ticket, error) {
 	defer fixed(seed)()
 	return token.Mint(key, cs, nil)
 }
@@ -128,7 +130,7 @@ var scenario = [][]string{
 }
 
 // chainOf mints with key and appends one block per further element.
-func chainOf(key *token.SigningKey, seed string, blocks ...[]string) *token.Ticket {
+func chainOf(key *key.Signing, seed string, blocks ...[]string) *token.Ticket {
 	tk := must(mint(seed+" mint", key, cavs(blocks[0]...)))
 	for i, b := range blocks[1:] {
 		tk = must(attenuate(fmt.Sprintf("%s attenuate %d", seed, i), tk, cavs(b...), nil))
@@ -163,7 +165,7 @@ var verifyCases = func() []verifyCase {
 	var cs []verifyCase
 	for _, m := range []struct {
 		name string
-		key  *token.SigningKey
+		key  *key.Signing
 	}{{"hmac", keys.hmac}, {"ed25519", keys.ed}} {
 		tk := chainOf(m.key, m.name, scenario...)
 		cs = append(cs, verifyCase{m.name + "-unsealed", tk, baseRequest()})
@@ -173,7 +175,7 @@ var verifyCases = func() []verifyCase {
 		r.Holder = proofFor(keys.alice, bound, "jti-"+m.name+"-bound")
 		cs = append(cs, verifyCase{m.name + "-bound", bound, r})
 		rebound := must(attenuate(m.name+" rebind", bound, []caveat.Caveat{must(caveat.NewHolder(keys.bob.jkt))},
-			&token.Options{Holder: keys.alice.signer}))
+			&token.Options{Holder: keys.alice.key}))
 		rebound = must(rebound.Seal())
 		r = baseRequest()
 		r.Holder = proofFor(keys.bob, rebound, "jti-"+m.name+"-rebound")

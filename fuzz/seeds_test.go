@@ -20,10 +20,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -83,7 +87,7 @@ var knownTickets = sync.OnceValue(func() map[string]bool {
 		if err != nil {
 			continue
 		}
-		for _, k := range []*token.VerifyingKey{keys.hmac.Verifying(), keys.ed.Verifying()} {
+		for _, k := range []*key.Verifying{keys.hmac.Verifying(), keys.ed.Verifying()} {
 			if _, err := tk.VerifyChain(k); err == nil {
 				m[string(v.data)] = true
 			}
@@ -106,7 +110,7 @@ var knownTexts = sync.OnceValue(func() map[string]bool {
 
 // ---- tickets ----
 
-func hmacSecret() []byte { return keys.hmac.HMACSecret() }
+func hmacSecret() []byte { return fixedkey.Secret(keys.hmac) }
 
 // valueOf returns the CBOR value of the caveat given as text.
 func valueOf(text string) cavPair {
@@ -218,13 +222,13 @@ var ticketSeeds = sync.OnceValue(func() []variant {
 	add("valid-hmac-one-block", chainOf(keys.hmac, "one block", scenario[0]).Encode())
 
 	// Limits: 32 blocks (the most) and 33.
-	for _, k := range []*token.SigningKey{keys.hmac, keys.ed} {
-		tk := must(mint("32 "+k.Mode().String(), k, nil))
+	for _, k := range []*key.Signing{keys.hmac, keys.ed} {
+		tk := must(mint("32 "+k.Alg().String(), k, nil))
 		for i := 1; i < token.MaxBlocks; i++ {
-			tk = must(attenuate(fmt.Sprintf("32 %v %d", k.Mode(), i), tk, nil, nil))
+			tk = must(attenuate(fmt.Sprintf("32 %v %d", k.Alg(), i), tk, nil, nil))
 		}
-		add("limit-ok-32-blocks-"+k.Mode().String(), tk.Encode())
-		if k.Mode() == token.ModeHMAC {
+		add("limit-ok-32-blocks-"+k.Alg().String(), tk.Encode())
+		if k.Alg() == key.HMACSHA256 {
 			var blocks [][]byte
 			for _, b := range tk.UnverifiedBlocks() {
 				blocks = append(blocks, b.Bytes())
@@ -441,7 +445,7 @@ func blockSeeds() []seed {
 	add("ed25519-block-without-next-key", handBlock(), 2)
 	add("ed25519-block-next-key-31", cMap(cUint(4), cMap(), cUint(5), cBytes(make([]byte, 31))), 2)
 	add("rebind-without-holder", cMap(cUint(4), cMap(), cUint(6), cBytes([]byte(`{}`))), 0)
-	add("rebind-with-holder-no-sig", cMap(cUint(4), cavMap(valueOf("holder="+keys.bob.jkt)), cUint(6), cBytes(keys.alice.signer.PublicJWK())), 0)
+	add("rebind-with-holder-no-sig", cMap(cUint(4), cavMap(valueOf("holder="+keys.bob.jkt)), cUint(6), cBytes(keys.alice.key.Public().JWK())), 0)
 	add("unknown-caveat-kind", handBlock(cavPair{99, cText("x")}), 0)
 	add("caveat-kind-0", handBlock(cavPair{0, cUint(1)}), 0)
 	add("caveat-kind-max", handBlock(cavPair{1<<64 - 1, cUint(1)}), 0)
@@ -567,7 +571,7 @@ func verifySeeds(tickets []variant) []seed {
 	// confusion) and an Ed25519 ticket naming the HMAC key id.
 	conf := handHMACTicket(hmacSecret(), handTicketID, [][]byte{handBlock0(edKeyID, handTicketID)}, false)
 	add("hmac-ticket-naming-ed25519-key", token.Prefix+base64.RawURLEncoding.EncodeToString(conf), 0, 0, 0)
-	pub := keys.ed.Verifying().Ed25519Public()
+	pub := fixedkey.Public(keys.ed.Verifying())
 	conf = handHMACTicket(pub, handTicketID, [][]byte{handBlock0(edKeyID, handTicketID)}, false)
 	add("hmac-tag-keyed-with-ed25519-public-key", token.Prefix+base64.RawURLEncoding.EncodeToString(conf), 0, 0, 0)
 	return out
@@ -589,9 +593,9 @@ func dpopSeeds() []seed {
 	add("rfc9449-resource-for-mcp", rfc9449Resource, 3)
 	add("rfc9449-refresh-too-old", rfc9449Refresh, 0)
 
-	priv := keys.alice.key.(ed25519.PrivateKey)
-	jwk := string(must(dpop.MarshalPublicJWK(priv.Public())))
-	privJWK := string(must(dpop.MarshalPrivateJWK(priv)))
+	priv := keys.alice.raw.(ed25519.PrivateKey)
+	jwk := string(keys.alice.key.Public().JWK())
+	privJWK := string(must(jose.JSONWebKey{Key: priv, Algorithm: "EdDSA"}.MarshalJSON()))
 	hdr := `{"typ":"dpop+jwt","alg":"EdDSA","jwk":` + jwk + `}`
 	const u = "https://api.example.com/v1/prices"
 	iat := now.Unix()
@@ -655,8 +659,8 @@ func dpopSeeds() []seed {
 	add("hand-bound-ath-padded", bound("nonce-1", athB64+"="), nonceCase)
 	add("hand-bound-no-nonce", jws(hdr, fmt.Sprintf(`{"jti":"b","htm":%q,"htu":%q,"iat":%d,"ath":%q}`, htm, htu, iat, athB64), priv), nonceCase)
 	add("hand-bound-by-bob", func() string {
-		bp := keys.bob.key.(ed25519.PrivateKey)
-		h := `{"typ":"dpop+jwt","alg":"EdDSA","jwk":` + string(must(dpop.MarshalPublicJWK(bp.Public()))) + `}`
+		bp := keys.bob.raw.(ed25519.PrivateKey)
+		h := `{"typ":"dpop+jwt","alg":"EdDSA","jwk":` + string(keys.bob.key.Public().JWK()) + `}`
 		return jws(h, fmt.Sprintf(`{"jti":"b","htm":%q,"htu":%q,"iat":%d,"nonce":"nonce-1","ath":%q}`, htm, htu, iat, athB64), bp)
 	}(), nonceCase)
 
@@ -704,15 +708,24 @@ func flipB64(s string, i int) string {
 
 // ---- receipts ----
 
+// seedAlg names a receipt key's algorithm in seed names as the committed
+// corpus has it (the receipt format's name, chain/FORMAT.md §1).
+func seedAlg(a key.Alg) string {
+	if a == key.HMACSHA256 {
+		return "hmac-sha256"
+	}
+	return a.String()
+}
+
 // signRecord signs r (Seq, Time, Prev set) with key and encodes it, as
 // Log.Append would; it writes records Append would refuse to.
-func signRecord(key *chain.Key, r chain.Record) []byte {
-	r.Alg = key.Alg()
+func signRecord(k *key.Signing, r chain.Record) []byte {
+	r.Alg = k.Alg()
 	in := must(r.SigningInput())
-	if key.Alg() == chain.AlgEd25519 {
-		r.Sig = ed25519.Sign(key.Ed25519PrivateKey(), in)
+	if k.Alg() == key.Ed25519 {
+		r.Sig = ed25519.Sign(fixedkey.Secret(k), in)
 	} else {
-		m := hmac.New(sha256.New, key.HMACSecret())
+		m := hmac.New(sha256.New, fixedkey.Secret(k))
 		m.Write(in)
 		r.Sig = m.Sum(nil)
 	}
@@ -724,7 +737,7 @@ func recordSeeds() []variant {
 	add := func(name string, b []byte) { out = append(out, variant{name: name, data: b}) }
 	for _, fl := range fixedLogs {
 		for i, b := range splitLog(fl.data) {
-			add(fmt.Sprintf("valid-%v-%d", fl.key.Alg(), i), b)
+			add(fmt.Sprintf("valid-%v-%d", seedAlg(fl.key.Alg()), i), b)
 		}
 	}
 	full := splitLog(fixedLogs[0].data)[4] // a refusal: every field set
@@ -809,10 +822,10 @@ func logSeeds() []seed {
 		out = append(out, seed{name, []any{b, byte(which), uint32(0), byte(0)}})
 	}
 	for i, fl := range fixedLogs {
-		add(fmt.Sprintf("valid-%v", fl.key.Alg()), fl.data, i)
+		add(fmt.Sprintf("valid-%v", seedAlg(fl.key.Alg())), fl.data, i)
 		n := uint32(len(fl.data))
 		for _, off := range []uint32{0, n / 3, n - 1} {
-			out = append(out, seed{fmt.Sprintf("flip-%v-%d", fl.key.Alg(), off), []any{fl.data, byte(i), off, byte(0x01)}})
+			out = append(out, seed{fmt.Sprintf("flip-%v-%d", seedAlg(fl.key.Alg()), off), []any{fl.data, byte(i), off, byte(0x01)}})
 		}
 	}
 	ed := fixedLogs[0]
@@ -872,18 +885,18 @@ func checkpointSeeds() []seed {
 		out = append(out, seed{name, []any{b, byte(which), uint16(0), byte(0)}})
 	}
 	for i, fl := range fixedLogs {
-		add(fmt.Sprintf("valid-%v", fl.key.Alg()), fl.cp, i)
+		add(fmt.Sprintf("valid-%v", seedAlg(fl.key.Alg())), fl.cp, i)
 		n := uint16(len(fl.cp))
 		for _, off := range []uint16{0, n / 2, n - 2} {
-			out = append(out, seed{fmt.Sprintf("flip-%v-%d", fl.key.Alg(), off), []any{fl.cp, byte(i), off, byte(0x01)}})
+			out = append(out, seed{fmt.Sprintf("flip-%v-%d", seedAlg(fl.key.Alg()), off), []any{fl.cp, byte(i), off, byte(0x01)}})
 		}
-		empty := must(chain.VerifyBytes(nil, fl.key, origin)).Checkpoint()
-		add(fmt.Sprintf("valid-empty-log-%v", fl.key.Alg()), must(chain.SignCheckpoint(empty, fl.key)), i)
+		empty := must(chain.VerifyBytes(nil, fl.key.Verifying(), origin)).Checkpoint()
+		add(fmt.Sprintf("valid-empty-log-%v", seedAlg(fl.key.Alg())), must(chain.SignCheckpoint(empty, fl.key)), i)
 	}
 	ed := fixedLogs[0]
 	text := ed.sum.Text()
 	sigs := string(ed.cp[len(text)+1:]) // "— name sig\n"
-	other := must(chain.NewEd25519Key("other-key", ed25519.NewKeyFromSeed(make([]byte, 32))))
+	other := must(key.NewEd25519("other-key", ed25519.NewKeyFromSeed(make([]byte, 32))))
 	otherCP := must(chain.SignCheckpoint(ed.sum, other))
 	otherSig := string(otherCP[len(text)+1:])
 	add("text-only", []byte(text), 0)
@@ -895,10 +908,11 @@ func checkpointSeeds() []seed {
 		// A body ParseCheckpoint refuses, signed by the key (through a
 		// hand signature for Ed25519, as note.Sign would make it).
 		msg := []byte(t)
-		sig := ed25519.Sign(keys.logEd.Ed25519PrivateKey(), msg)
+		sig := ed25519.Sign(fixedkey.Secret(keys.logEd), msg)
+		nv := must(keys.logEd.Verifying().NoteVerifier())
 		var kh [4]byte
-		binary.BigEndian.PutUint32(kh[:], keys.logEd.KeyHash())
-		line := "— " + keys.logEd.Name() + " " + base64.StdEncoding.EncodeToString(append(kh[:], sig...)) + "\n"
+		binary.BigEndian.PutUint32(kh[:], nv.KeyHash())
+		line := "— " + nv.Name() + " " + base64.StdEncoding.EncodeToString(append(kh[:], sig...)) + "\n"
 		add(name, []byte(t+"\n"+line), 0)
 	}
 	sign("valid-hand-signed", text)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -136,7 +137,7 @@ func FuzzDecodeBlock(f *testing.F) {
 		}
 		checkTicket(t, tk, data, known)
 		same := bytes.Equal(block, bt.orig)
-		for _, k := range []*token.VerifyingKey{keys.hmac.Verifying(), keys.ed.Verifying()} {
+		for _, k := range []*key.Verifying{keys.hmac.Verifying(), keys.ed.Verifying()} {
 			if _, err := tk.VerifyChain(k); err == nil && !same {
 				t.Fatalf("%s: chain verifies with block %d replaced by %x", bt.name, bt.pos, block)
 			}
@@ -191,9 +192,9 @@ func checkTicket(t *testing.T, tk *token.Ticket, data []byte, known map[string]b
 		t.Fatalf("accepted a ticket of %d blocks and %d bytes", len(blocks), len(data))
 	}
 	b0 := blocks[0]
-	if (b0.Mode != token.ModeHMAC && b0.Mode != token.ModeEd25519) || len(b0.KeyID) < 1 || len(b0.KeyID) > token.MaxKeyIDBytes ||
-		len(b0.TicketID) != token.TicketIDBytes || tk.UnverifiedMode() != b0.Mode || tk.UnverifiedKeyID() != b0.KeyID {
-		t.Fatalf("accepted block 0 with mode %v, key id %q, ticket id %x", b0.Mode, b0.KeyID, b0.TicketID)
+	if (b0.Alg != key.HMACSHA256 && b0.Alg != key.Ed25519) || len(b0.KeyID) < 1 || len(b0.KeyID) > token.MaxKeyIDBytes ||
+		len(b0.TicketID) != token.TicketIDBytes || tk.UnverifiedAlg() != b0.Alg || tk.UnverifiedKeyID() != b0.KeyID {
+		t.Fatalf("accepted block 0 with mode %v, key id %q, ticket id %x", b0.Alg, b0.KeyID, b0.TicketID)
 	}
 	for i, b := range blocks {
 		if len(b.Bytes()) == 0 || !bytes.Contains(data, b.Bytes()) {
@@ -213,7 +214,7 @@ func checkTicket(t *testing.T, tk *token.Ticket, data []byte, known map[string]b
 	lastID, lastOK := tk.UnverifiedLastID()
 
 	verified := false
-	for _, k := range []*token.VerifyingKey{keys.hmac.Verifying(), keys.ed.Verifying()} {
+	for _, k := range []*key.Verifying{keys.hmac.Verifying(), keys.ed.Verifying()} {
 		ch, err := tk.VerifyChain(k)
 		if err != nil {
 			var te *token.Error
@@ -259,7 +260,7 @@ func checkTicket(t *testing.T, tk *token.Ticket, data []byte, known map[string]b
 				t.Fatal("Seal returned an unsealed ticket")
 			}
 			if verified {
-				if _, err := s.VerifyChain(keyFor(b0.Mode)); err != nil {
+				if _, err := s.VerifyChain(keyFor(b0.Alg)); err != nil {
 					t.Fatalf("sealed ticket of a verified chain does not verify: %v", err)
 				}
 			}
@@ -276,7 +277,7 @@ func checkTicket(t *testing.T, tk *token.Ticket, data []byte, known map[string]b
 			t.Fatalf("attenuated ticket has %d blocks, parent %d", child.Len(), tk.Len())
 		}
 		if verified {
-			if _, err := child.VerifyChain(keyFor(b0.Mode)); err != nil {
+			if _, err := child.VerifyChain(keyFor(b0.Alg)); err != nil {
 				t.Fatalf("attenuated ticket of a verified chain does not verify: %v", err)
 			}
 		}
@@ -298,8 +299,8 @@ var knownChains = sync.OnceValue(func() map[string]bool {
 	return m
 })
 
-func keyFor(m token.Mode) *token.VerifyingKey {
-	if m == token.ModeHMAC {
+func keyFor(m key.Alg) *key.Verifying {
+	if m == key.HMACSHA256 {
 		return keys.hmac.Verifying()
 	}
 	return keys.ed.Verifying()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -15,7 +16,7 @@ import (
 // two calls, however many guards share the store.
 func ExampleGuard() {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeEd25519)
+	root, _ := key.Generate(key.Ed25519, "root")
 	cs, _ := caveat.ParseAll([]string{"tools=read_file", "paths=src/", "calls=2"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 	keys, _ := token.NewKeyring(root.Verifying())

@@ -13,6 +13,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -22,7 +23,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // fixture mints an HMAC ticket with a calls budget.
 func fixture(t *testing.T, caveats ...string) (*token.Ticket, *token.Keyring) {
 	t.Helper()
-	key, err := fixedkey.Token("root", token.ModeHMAC, "guard root")
+	key, err := fixedkey.Signing(key.HMACSHA256, "root", "guard root")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func readFile() *caveat.Request { return &caveat.Request{Tool: "read_file", Op: 
 // receiptLog opens a new receipt log in a temporary directory.
 func receiptLog(t *testing.T) (*chain.Log, string) {
 	t.Helper()
-	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "guard receipts")
+	rk, err := fixedkey.Signing(key.Ed25519, "receipts", "guard receipts")
 	if err != nil {
 		t.Fatal(err)
 	}

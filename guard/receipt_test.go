@@ -11,6 +11,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -42,7 +43,7 @@ func TestReceiptFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherKey, err := fixedkey.Token("other", token.ModeHMAC, "receipt other root")
+	otherKey, err := fixedkey.Signing(key.HMACSHA256, "other", "receipt other root")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"crypto"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/store/sqlitestore"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -89,16 +89,12 @@ func TestReplayRefusalNamesHolderBlock(t *testing.T) {
 }
 
 // boundFixture is fixture's ticket bound to a fixed EdDSA holder key.
-func boundFixture(t *testing.T) (crypto.Signer, *token.Ticket, *token.Keyring) {
+func boundFixture(t *testing.T) (*key.Holder, *token.Ticket, *token.Keyring) {
 	t.Helper()
-	holder, err := fixedkey.Holder("EdDSA", "guard holder")
+	holder, err := fixedkey.Holder(key.Ed25519, "guard holder")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(holder.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, keys := fixture(t, "holder="+jkt)
+	tk, keys := fixture(t, "holder="+holder.Thumbprint())
 	return holder, tk, keys
 }

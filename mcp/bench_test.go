@@ -11,8 +11,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 )
 
 // The latency the proxy adds to a tools/call: the same SDK client calls the
@@ -45,7 +45,7 @@ func BenchmarkCallThroughGuard(b *testing.B) {
 }
 
 func BenchmarkCallThroughGuardWithReceipts(b *testing.B) {
-	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "bench receipts")
+	rk, err := fixedkey.Signing(key.Ed25519, "receipts", "bench receipts")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func (p *Proxy) prove(st *ticketState, tool string, now time.Time) *caveat.Holde
 		server = "server"
 	}
 	htu := "mcp://" + server + "/" + url.PathEscape(tool)
-	proof, err := p.holder.MakeProof("POST", htu, dpop.MakeOptions{AccessToken: st.text, IssuedAt: now})
+	proof, err := dpop.Make(p.holder, "POST", htu, dpop.MakeOptions{AccessToken: st.text, IssuedAt: now})
 	if err != nil {
 		p.log.Printf("tools/call %q: no DPoP proof: %v", tool, err)
 	}

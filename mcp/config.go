@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -39,11 +38,9 @@ type Config struct {
 	Receipts *chain.Log
 	// Holder is the holder key of a bound ticket (required then): the
 	// proxy signs a DPoP proof with it for each call. A key whose
-	// thumbprint is not the ticket's holder is refused by New. New keeps
-	// it wrapped in a dpop.HolderSigner, so a printed Proxy never shows
-	// it; this Config, like the key itself, is the caller's to keep
-	// unprinted.
-	Holder crypto.Signer
+	// thumbprint is not the ticket's holder is refused by New. A
+	// key.Holder never prints its private key.
+	Holder *key.Holder
 	// ServerName, when set, qualifies tool names ("NAME/tool") for the
 	// ticket's tools caveat and names the server in DPoP proofs
 	// (mcp://NAME/tool; "server" when unset). It must be 1 to 128 of
@@ -77,8 +74,8 @@ type Config struct {
 // sessions, which then share its budgets and replay cache; SetTicket
 // replaces the ticket while it serves.
 type Proxy struct {
-	cfg    Config             // read-only once New returns; cfg.Ticket and cfg.Holder are nil
-	holder *dpop.HolderSigner // cfg.Holder, which never prints its key
+	cfg    Config      // read-only once New returns; cfg.Ticket and cfg.Holder are nil
+	holder *key.Holder // cfg.Holder
 	guard  *guard.Guard
 	ticket atomic.Pointer[ticketState]
 	log    *log.Logger
@@ -128,11 +125,10 @@ func New(cfg Config) (*Proxy, error) {
 	cfg.Ticket = nil // from now on the ticket is p.state().ticket
 	p := &Proxy{cfg: cfg, log: log.New(&logWriter{w: cfg.Log}, "tickettool mcp: ", 0)}
 	if cfg.Holder != nil {
-		hs, err := dpop.NewHolderSigner(cfg.Holder)
-		if err != nil {
-			return nil, fmt.Errorf("%w (the proxy's holder key)", err) // dpop prefixes its errors
+		if cfg.Holder.Alg() == 0 {
+			return nil, errors.New("mcp: the proxy's holder key is a zero key.Holder")
 		}
-		p.holder, p.cfg.Holder = hs, nil // a printed Proxy shows no key
+		p.holder, p.cfg.Holder = cfg.Holder, nil
 	}
 	if err := p.SetTicket(ticket); err != nil {
 		return nil, err

@@ -192,9 +192,9 @@ func TestLineEscaper(t *testing.T) {
 // quoted or not, so a string that reaches the log by any path stays on
 // its line.
 func TestProxyLogEscapes(t *testing.T) {
-	key, keys := rootKey(t)
+	sk, keys := rootKey(t)
 	var b syncBuffer
-	p, err := New(Config{Ticket: mint(t, key, "tools=read_file"), Keys: keys, Now: fixedNow, Log: &b})
+	p, err := New(Config{Ticket: mint(t, sk, "tools=read_file"), Keys: keys, Now: fixedNow, Log: &b})
 	if err != nil {
 		t.Fatal(err)
 	}

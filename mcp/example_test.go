@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/mcp"
 	"github.com/tickettool/tickettool/token"
 )
@@ -37,7 +38,7 @@ func fakeServer(in io.Reader, out io.WriteCloser) {
 // result naming the block and caveat, and never reaches the server.
 func ExampleProxy_Serve() {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeHMAC)
+	root, _ := key.Generate(key.HMACSHA256, "root")
 	cs, _ := caveat.ParseAll([]string{"tools=read_text_file", "paths=/srv/project/src/"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 	keys, _ := token.NewKeyring(root.Verifying())

@@ -15,6 +15,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/store/sqlitestore"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -151,8 +152,8 @@ func TestTwoGuardsShareStore(t *testing.T) {
 		t.Cleanup(func() { st.Close() })
 		c.Store = st
 	}
-	key, keys := rootKey(t)
-	tk := mint(t, key, "tools=read_file", "calls=2")
+	sk, keys := rootKey(t)
+	tk := mint(t, sk, "tools=read_file", "calls=2")
 	edit := func(c *Config) { open(c); c.Ticket, c.Keys = tk, keys }
 	a, b := startRaw(t, edit), startRaw(t, edit)
 	call := func(r *rawSetup, id string) string {
@@ -181,10 +182,10 @@ func TestTwoGuardsShareStore(t *testing.T) {
 // TestUnansweredCallCaptured: a call the server never answers before the
 // session ends counts as spent, with a settlement receipt.
 func TestUnansweredCallCaptured(t *testing.T) {
-	key, keys := rootKey(t)
-	tk := mint(t, key, "tools=read_file", "calls=1")
+	sk, keys := rootKey(t)
+	tk := mint(t, sk, "tools=read_file", "calls=1")
 	store := guard.NewMemoryStore()
-	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "unanswered")
+	rk, err := fixedkey.Signing(key.Ed25519, "receipts", "unanswered")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto"
 	"crypto/ed25519"
 	"io"
 	"os"
@@ -15,15 +14,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/secrettest"
-	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/verify"
 )
 
 func TestReceiptsOnePerDecision(t *testing.T) {
-	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "mcp receipts")
+	rk, err := fixedkey.Signing(key.Ed25519, "receipts", "mcp receipts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +36,7 @@ func TestReceiptsOnePerDecision(t *testing.T) {
 	if _, err := s.cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err) // not a decision: no receipt
 	}
-	sum, err := chain.Verify(s.logp, rk.VerifierKey(), "tickettool")
+	sum, err := chain.Verify(s.logp, rk.Verifying(), "tickettool")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,16 +75,12 @@ func TestReceiptsOnePerDecision(t *testing.T) {
 }
 
 // holderKey returns a deterministic EdDSA holder key and its jkt.
-func holderKey(t *testing.T, seed string) (crypto.Signer, string) {
-	k, err := fixedkey.Holder("EdDSA", seed)
+func holderKey(t *testing.T, seed string) (*key.Holder, string) {
+	k, err := fixedkey.Holder(key.Ed25519, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k, jkt
+	return k, k.Thumbprint()
 }
 
 func TestBoundTicket(t *testing.T) {
@@ -106,10 +100,10 @@ func TestBoundTicket(t *testing.T) {
 }
 
 func TestNewRefusesBadConfig(t *testing.T) {
-	key, keys := rootKey(t)
+	sk, keys := rootKey(t)
 	hk, jkt := holderKey(t, "mcp holder")
 	other, _ := holderKey(t, "another holder")
-	wrongRoot, err := fixedkey.Token("root", token.ModeEd25519, "another root")
+	wrongRoot, err := fixedkey.Signing(key.Ed25519, "root", "another root")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +112,12 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		want string
 	}{
 		"no ticket":    {Config{Keys: keys}, "needs a ticket"},
-		"no keys":      {Config{Ticket: mint(t, key)}, "needs a keyring"},
+		"no keys":      {Config{Ticket: mint(t, sk)}, "needs a keyring"},
 		"forged":       {Config{Ticket: mint(t, wrongRoot, "tools=a"), Keys: keys}, "never allow a call: block 0 chain"},
-		"bound":        {Config{Ticket: mint(t, key, "holder="+jkt), Keys: keys}, "bound to a holder key"},
-		"wrong holder": {Config{Ticket: mint(t, key, "holder="+jkt), Keys: keys, Holder: other}, "not the key the ticket is bound to"},
-		"server name":  {Config{Ticket: mint(t, key), Keys: keys, ServerName: "a/b"}, "server name"},
-		"policy":       {Config{Ticket: mint(t, key), Keys: keys, Options: verify.Options{RequireExpiry: true}}, "never allow a call: policy"},
+		"bound":        {Config{Ticket: mint(t, sk, "holder="+jkt), Keys: keys}, "bound to a holder key"},
+		"wrong holder": {Config{Ticket: mint(t, sk, "holder="+jkt), Keys: keys, Holder: other}, "not the key the ticket is bound to"},
+		"server name":  {Config{Ticket: mint(t, sk), Keys: keys, ServerName: "a/b"}, "server name"},
+		"policy":       {Config{Ticket: mint(t, sk), Keys: keys, Options: verify.Options{RequireExpiry: true}}, "never allow a call: policy"},
 	} {
 		tc.cfg.Log = &syncBuffer{}
 		if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "mcp: ") {
@@ -131,7 +125,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		}
 	}
 	log := &syncBuffer{}
-	if _, err := New(Config{Ticket: mint(t, key, "holder="+jkt, "nbf=10m"), Keys: keys, Holder: hk, Log: log, Now: fixedNow}); err != nil {
+	if _, err := New(Config{Ticket: mint(t, sk, "holder="+jkt, "nbf=10m"), Keys: keys, Holder: hk, Log: log, Now: fixedNow}); err != nil {
 		t.Fatalf("a ticket not yet valid starts (its calls are refused until it is): %v", err)
 	}
 	if !strings.Contains(log.String(), "warning: every call is refused for now: block 0 caveat nbf") {
@@ -170,20 +164,17 @@ func TestAttenuatedTicket(t *testing.T) {
 // wrapped, so printing the Proxy (every field, exported or not) shows no
 // key material.
 func TestProxyNeverPrintsHolderKey(t *testing.T) {
-	key, keys := rootKey(t)
-	hk, err := dpop.NewKey("EdDSA")
+	sk, keys := rootKey(t)
+	hk, jkt := holderKey(t, "printed holder")
+	raw, err := fixedkey.HolderKey(key.Ed25519, "printed holder")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(hk.Public())
+	p, err := New(Config{Ticket: mint(t, sk, "holder="+jkt), Keys: keys, Holder: hk, Log: io.Discard, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Ticket: mint(t, key, "holder="+jkt), Keys: keys, Holder: hk, Log: io.Discard, Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if why := secrettest.Check(p, hk.(ed25519.PrivateKey).Seed()); why != "" {
+	if why := secrettest.Check(p, raw.(ed25519.PrivateKey).Seed()); why != "" {
 		t.Error(why)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -23,9 +24,9 @@ var t0 = time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
 func fixedNow() time.Time { return t0 }
 
 // rootKey returns a deterministic Ed25519 root key and its keyring.
-func rootKey(t testing.TB) (*token.SigningKey, *token.Keyring) {
+func rootKey(t testing.TB) (*key.Signing, *token.Keyring) {
 	t.Helper()
-	k, err := fixedkey.Token("root", token.ModeEd25519, "mcp root key")
+	k, err := fixedkey.Signing(key.Ed25519, "root", "mcp root key")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +38,13 @@ func rootKey(t testing.TB) (*token.SigningKey, *token.Keyring) {
 }
 
 // mint makes a ticket with the caveats in text form (parsed at t0).
-func mint(t testing.TB, key *token.SigningKey, caveats ...string) *token.Ticket {
+func mint(t testing.TB, sk *key.Signing, caveats ...string) *token.Ticket {
 	t.Helper()
 	cs, err := caveat.ParseAll(caveats, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := token.Mint(key, cs, nil)
+	tk, err := token.Mint(sk, cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ type options struct {
 	noPaths  bool
 	profile  *Profile
 	now      func() time.Time
-	receipts *chain.Key
+	receipts *key.Signing
 	client   *sdk.ClientOptions
 	//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 	roots func(*setup) []*sdk.Root
@@ -150,12 +151,12 @@ type options struct {
 func start(t testing.TB, o options) *setup {
 	t.Helper()
 	s := &setup{rec: &recorder{}, log: &syncBuffer{}, dir: realTempDir(t), out: realTempDir(t)}
-	key, keys := rootKey(t)
+	sk, keys := rootKey(t)
 	cavs := o.caveats
 	if !o.noPaths {
 		cavs = append([]string{"paths=" + s.dir}, cavs...)
 	}
-	cfg := Config{Ticket: mint(t, key, cavs...), Keys: keys, Profile: o.profile, Now: o.now, Log: s.log}
+	cfg := Config{Ticket: mint(t, sk, cavs...), Keys: keys, Profile: o.profile, Now: o.now, Log: s.log}
 	if cfg.Now == nil {
 		cfg.Now = fixedNow
 	}

@@ -31,8 +31,8 @@ func startRaw(t *testing.T, edit func(*Config), caveats ...string) *rawSetup {
 func startRawAgent(t *testing.T, edit func(*Config), caveats ...string) *rawSetup {
 	t.Helper()
 	r := &rawSetup{pp: newPipes(), toAgent: make(chan string, 16), toServer: make(chan string, 16), log: &syncBuffer{}, dir: realTempDir(t)}
-	key, keys := rootKey(t)
-	cfg := Config{Ticket: mint(t, key, append([]string{"paths=" + r.dir}, caveats...)...), Keys: keys, Now: fixedNow, Log: r.log}
+	sk, keys := rootKey(t)
+	cfg := Config{Ticket: mint(t, sk, append([]string{"paths=" + r.dir}, caveats...)...), Keys: keys, Now: fixedNow, Log: r.log}
 	if edit != nil {
 		edit(&cfg)
 	}

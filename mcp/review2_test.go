@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Regression tests from security review 2 of the durable-store
@@ -91,7 +92,7 @@ func TestReviewCancelledIDUnfilteredDirs(t *testing.T) {
 // receipt log shows an allowed call with no settlement. Fails on main as
 // of 78c95f8.
 func TestReviewSessionEndSettles(t *testing.T) {
-	rk, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "review receipts")
+	rk, err := fixedkey.Signing(key.Ed25519, "receipts", "review receipts")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,8 @@ func helper(t *testing.T, mode string, env ...string) *exec.Cmd {
 
 func TestRunChildExitStatus(t *testing.T) {
 	dir := realTempDir(t)
-	key, keys := rootKey(t)
-	cfg := Config{Ticket: mint(t, key, "paths="+dir), Keys: keys, Now: fixedNow, Log: &syncBuffer{}}
+	sk, keys := rootKey(t)
+	cfg := Config{Ticket: mint(t, sk, "paths="+dir), Keys: keys, Now: fixedNow, Log: &syncBuffer{}}
 	pp := newPipes()
 	defer pp.closeAll()
 	type result struct {
@@ -86,8 +86,8 @@ func TestRunChildExitStatus(t *testing.T) {
 }
 
 func TestRunKillsGroupOnCancel(t *testing.T) {
-	key, keys := rootKey(t)
-	cfg := Config{Ticket: mint(t, key), Keys: keys, Now: fixedNow, Log: &syncBuffer{}}
+	sk, keys := rootKey(t)
+	cfg := Config{Ticket: mint(t, sk), Keys: keys, Now: fixedNow, Log: &syncBuffer{}}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	pp := newPipes()
 	defer pp.closeAll()
@@ -126,8 +126,8 @@ func TestRunKillsGroupOnCancel(t *testing.T) {
 }
 
 func TestRunStartFailure(t *testing.T) {
-	key, keys := rootKey(t)
-	cfg := Config{Ticket: mint(t, key), Keys: keys, Log: &syncBuffer{}}
+	sk, keys := rootKey(t)
+	cfg := Config{Ticket: mint(t, sk), Keys: keys, Log: &syncBuffer{}}
 	missing := filepath.Join(t.TempDir(), "missing")
 	code, err := Run(context.Background(), cfg, strings.NewReader(""), io.Discard, exec.Command(missing))
 	// One prefix and the system's reason: not "fork/exec PATH:" again.

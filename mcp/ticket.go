@@ -1,7 +1,7 @@
 package mcp
 
 import (
-	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -124,7 +124,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		if p.holder == nil {
 			return nil, errors.New("mcp: the ticket is bound to a holder key: the proxy needs that key to prove possession")
 		}
-		if !bytes.Equal(p.holder.Thumbprint(), jkt) {
+		if p.holder.Thumbprint() != base64.RawURLEncoding.EncodeToString(jkt) {
 			return nil, errors.New("mcp: the holder key is not the key the ticket is bound to")
 		}
 	}

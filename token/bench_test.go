@@ -3,17 +3,18 @@ package token_test
 import (
 	"testing"
 
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
-func benchModes(b *testing.B, f func(b *testing.B, key *token.SigningKey)) {
+func benchModes(b *testing.B, f func(b *testing.B, key *key.Signing)) {
 	for name, key := range bothKeys(b) {
 		b.Run(name, func(b *testing.B) { b.ReportAllocs(); f(b, key) })
 	}
 }
 
 func BenchmarkMint(b *testing.B) {
-	benchModes(b, func(b *testing.B, key *token.SigningKey) {
+	benchModes(b, func(b *testing.B, key *key.Signing) {
 		cs := cavs(b, scenario[0]...)
 		for b.Loop() {
 			if _, err := token.Mint(key, cs, nil); err != nil {
@@ -24,7 +25,7 @@ func BenchmarkMint(b *testing.B) {
 }
 
 func BenchmarkAttenuate(b *testing.B) {
-	benchModes(b, func(b *testing.B, key *token.SigningKey) {
+	benchModes(b, func(b *testing.B, key *key.Signing) {
 		tk := chainOf(b, key, scenario[0])
 		cs := cavs(b, scenario[1]...)
 		for b.Loop() {
@@ -36,7 +37,7 @@ func BenchmarkAttenuate(b *testing.B) {
 }
 
 func BenchmarkEncode(b *testing.B) {
-	benchModes(b, func(b *testing.B, key *token.SigningKey) {
+	benchModes(b, func(b *testing.B, key *key.Signing) {
 		tk := chainOf(b, key, scenario...)
 		for b.Loop() {
 			_ = tk.Encode()
@@ -45,7 +46,7 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	benchModes(b, func(b *testing.B, key *token.SigningKey) {
+	benchModes(b, func(b *testing.B, key *key.Signing) {
 		data := chainOf(b, key, scenario...).Encode()
 		for b.Loop() {
 			if _, err := token.Decode(data); err != nil {
@@ -56,7 +57,7 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 func BenchmarkVerifyChain(b *testing.B) {
-	benchModes(b, func(b *testing.B, key *token.SigningKey) {
+	benchModes(b, func(b *testing.B, key *key.Signing) {
 		tk := chainOf(b, key, scenario...)
 		vk := key.Verifying()
 		for b.Loop() {

@@ -6,12 +6,14 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/smallorder"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Block is one decoded block. Fields marked "block 0" are set only there.
 type Block struct {
-	Mode     Mode              // block 0: the chaining mode
+	Alg      key.Alg           // block 0: the chaining algorithm (HMACSHA256 or Ed25519), the mode on the wire
 	KeyID    string            // block 0: the root key id
 	TicketID []byte            // block 0: 16 random bytes shared by every descendant (the family id)
 	Caveats  []caveat.Caveat   // at most one per kind, in kind order
@@ -33,7 +35,7 @@ func (b *Block) Bytes() []byte { return b.raw }
 // encodeBlock fills b.raw from the other fields. Caveats must be valid and
 // at most one per kind.
 func encodeBlock(b *Block) error {
-	w := wire.Block{Mode: uint64(b.Mode), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
+	w := wire.Block{Mode: wireMode(b.Alg), KeyID: b.KeyID, ID: b.TicketID, Next: b.NextKey, Rebind: b.RebindJWK,
 		Caveats: make(map[uint64]cbor.RawMessage, len(b.Caveats))}
 	for _, c := range b.Caveats {
 		v, err := wire.EncodeCaveat(c)
@@ -55,10 +57,10 @@ func encodeBlock(b *Block) error {
 // signatures, and sets it.
 func (t *Ticket) setBlock(i int, w wire.Block, cavs []caveat.Caveat, raw []byte, holder map[uint64][]byte) error {
 	b := &t.blocks[i]
-	*b = Block{Mode: Mode(w.Mode), TicketID: w.ID, RebindJWK: w.Rebind, raw: raw}
-	mode := b.Mode
+	*b = Block{Alg: algOfMode(w.Mode), TicketID: w.ID, RebindJWK: w.Rebind, raw: raw}
+	alg := b.Alg
 	if i == 0 {
-		if b.Mode != ModeHMAC && b.Mode != ModeEd25519 {
+		if b.Alg == 0 {
 			return malformed(0, "unknown or missing mode")
 		}
 		b.KeyID = w.KeyID
@@ -71,14 +73,14 @@ func (t *Ticket) setBlock(i int, w wire.Block, cavs []caveat.Caveat, raw []byte,
 	} else if w.Mode != 0 || w.KeyID != "" || len(w.ID) > 0 {
 		return malformed(i, "mode, key id and ticket id belong in block 0 only")
 	} else {
-		mode = t.blocks[0].Mode
+		alg = t.blocks[0].Alg
 	}
 	switch {
-	case mode == ModeEd25519 && len(w.Next) != ed25519.PublicKeySize:
+	case alg == key.Ed25519 && len(w.Next) != ed25519.PublicKeySize:
 		return malformed(i, "ed25519 block needs a 32-byte next key")
-	case mode == ModeHMAC && len(w.Next) != 0:
+	case alg == key.HMACSHA256 && len(w.Next) != 0:
 		return malformed(i, "hmac block has a next key")
-	case smallOrder(w.Next):
+	case smallorder.Is(w.Next):
 		return malformed(i, "ed25519 next key is a point of small order")
 	}
 	if len(w.Next) > 0 {

@@ -2,6 +2,8 @@ package token
 
 import (
 	"crypto/ed25519"
+
+	"github.com/tickettool/tickettool/key"
 )
 
 // Chain is what VerifyChain vouches for: the blocks of a ticket whose every
@@ -28,26 +30,26 @@ func (c *Chain) TicketID() BlockID {
 // in constant time. The error never reveals a tag or key; with an error
 // the Chain is always the zero Chain. A zero Ticket (not made by Parse,
 // Decode, Mint or Attenuate) is ErrMalformed.
-func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
+func (t *Ticket) VerifyChain(k *key.Verifying) (Chain, error) {
 	if len(t.blocks) == 0 {
 		return Chain{}, errEmpty()
 	}
-	if key == nil {
+	if k == nil {
 		return Chain{}, &Error{Block: -1, Reason: "no key", Err: ErrKeyMismatch}
 	}
 	b0 := &t.blocks[0]
-	if key.id != b0.KeyID {
+	if k.ID() != b0.KeyID {
 		return Chain{}, &Error{Block: 0, Reason: "ticket names another key id", Err: ErrKeyMismatch}
 	}
-	if key.mode != b0.Mode {
-		return Chain{}, &Error{Block: 0, Reason: "ticket is " + b0.Mode.String() + " but the key is " + key.mode.String(), Err: ErrKeyMismatch}
+	if k.Alg() != b0.Alg {
+		return Chain{}, &Error{Block: 0, Reason: "ticket is " + b0.Alg.String() + " but the key is " + k.Alg().String(), Err: ErrKeyMismatch}
 	}
 	c := Chain{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
 	var err error
-	if key.mode == ModeHMAC {
-		err = t.verifyHMAC(hmacKey(key.sec), c.IDs)
+	if k.Alg() == key.HMACSHA256 {
+		err = t.verifyHMAC(k, c.IDs)
 	} else {
-		err = t.verifyEd25519(key.ed, c.IDs)
+		err = t.verifyEd25519(k, c.IDs)
 	}
 	if err != nil {
 		return Chain{}, err
@@ -55,10 +57,14 @@ func (t *Ticket) VerifyChain(key *VerifyingKey) (Chain, error) {
 	return c, nil
 }
 
-func (t *Ticket) verifyHMAC(root []byte, ids []BlockID) error {
+func (t *Ticket) verifyHMAC(root *key.Verifying, ids []BlockID) error {
+	var buf [len(labelHMACKey) + TicketIDBytes]byte
+	k, ok := root.MAC(append(append(buf[:0], labelHMACKey...), t.blocks[0].TicketID...))
+	if !ok {
+		return &Error{Block: -1, Reason: "no hmac key", Err: ErrKeyMismatch}
+	}
 	m := getMAC()
 	defer putMAC(m)
-	k := m.tag(root, bLabelHMACKey, t.blocks[0].TicketID, nil)
 	for i := range t.blocks {
 		k = m.tag(k[:], bLabelHMACBlock, t.blocks[i].raw, nil)
 		ids[i] = blockID(k[:])
@@ -74,14 +80,14 @@ func (t *Ticket) verifyHMAC(root []byte, ids []BlockID) error {
 	return nil
 }
 
-func (t *Ticket) verifyEd25519(root ed25519.PublicKey, ids []BlockID) error {
+func (t *Ticket) verifyEd25519(root *key.Verifying, ids []BlockID) error {
 	var buf [1024]byte
 	msg := buf[:0]
-	pub := root
+	var pub ed25519.PublicKey // the next key; block 0 verifies under root
 	var prev []byte
 	for i := range t.blocks {
 		msg = append(append(append(msg[:0], labelEdBlock...), prev...), t.blocks[i].raw...)
-		if !ed25519.Verify(pub, msg, t.sigs[i]) {
+		if i == 0 && !root.Verify(msg, t.sigs[i]) || i > 0 && !ed25519.Verify(pub, msg, t.sigs[i]) {
 			return &Error{Block: i, Reason: "signature does not verify", Err: ErrChain}
 		}
 		ids[i] = blockID(t.sigs[i])

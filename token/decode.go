@@ -6,6 +6,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // decodeOwned is Decode for bytes nobody else holds. It reads them in one
@@ -75,7 +76,7 @@ func (t *Ticket) setSigs(sigs [][]byte, holder map[uint64][]byte) error {
 			return malformed(-1, "holder signature for a block that does not exist")
 		}
 	}
-	if t.blocks[0].Mode == ModeHMAC {
+	if t.blocks[0].Alg == key.HMACSHA256 {
 		switch {
 		case len(sigs) != 0:
 			return malformed(-1, "hmac ticket carries signatures")

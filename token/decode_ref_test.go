@@ -2,7 +2,6 @@ package token
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"maps"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // decodeReference is Decode written with the fxamacker/cbor decoder, as it
@@ -107,23 +107,11 @@ func mapPairs(raw []byte) int {
 	return -1
 }
 
-// refHolder is a stand-in holder key: decoding never checks holder
-// signatures (verify does), only where they sit.
-type refHolder byte
-
-func (h refHolder) PublicJWK() []byte               { return []byte(`{"kty":"OKP"}`) }
-func (h refHolder) Thumbprint() []byte              { return bytes.Repeat([]byte{byte(h)}, 32) }
-func (h refHolder) Sign(msg []byte) ([]byte, error) { return bytes.Repeat([]byte{byte(h)}, 64), nil }
-func (h refHolder) caveat() caveat.Caveat {
-	c, _ := caveat.NewHolder(base64.RawURLEncoding.EncodeToString(h.Thumbprint()))
-	return c
-}
-
 func FuzzDecodeMatchesReference(f *testing.F) {
-	for _, mode := range []Mode{ModeHMAC, ModeEd25519} {
-		key, _ := GenerateKey("k", mode)
+	for _, mode := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		root, _ := key.Generate(mode, "k")
 		cs, _ := caveat.ParseAll([]string{"tools=a,b", "paths=src/", "until=2026-11-30T13:00:00Z", "intent=x"}, time.Unix(0, 0))
-		t, _ := Mint(key, cs, nil)
+		t, _ := Mint(root, cs, nil)
 		f.Add(t.Encode())
 		t2, _ := t.Attenuate(cs[:2], nil)
 		f.Add(t2.Encode())
@@ -131,10 +119,16 @@ func FuzzDecodeMatchesReference(f *testing.F) {
 		f.Add(t3.Encode())
 	}
 	// A twice rebound ticket: field 6 carries two holder signatures.
-	hk, _ := GenerateKey("k", ModeHMAC)
-	bound, _ := Mint(hk, []caveat.Caveat{refHolder(1).caveat()}, nil)
-	for _, h := range []refHolder{2, 3} {
-		bound, _ = bound.Attenuate([]caveat.Caveat{h.caveat()}, &Options{Holder: h - 1})
+	hk, _ := key.Generate(key.HMACSHA256, "k")
+	var hs [3]*key.Holder
+	var hcs [3]caveat.Caveat
+	for i := range hs {
+		hs[i], _ = key.GenerateHolder(key.Ed25519)
+		hcs[i], _ = caveat.NewHolder(hs[i].Thumbprint())
+	}
+	bound, _ := Mint(hk, hcs[:1], nil)
+	for i := 1; i < len(hs); i++ {
+		bound, _ = bound.Attenuate(hcs[i:i+1], &Options{Holder: hs[i-1]})
 	}
 	f.Add(bound.Encode())
 	f.Add([]byte{0xa0})

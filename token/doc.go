@@ -28,6 +28,12 @@
 // is checked by a verifier can be trusted; accessors that return such data
 // are named Unverified….
 //
+// Root keys are package key's: [Mint] takes a [key.Signing] (HMACSHA256 or
+// Ed25519), [Ticket.VerifyChain] and [Keyring] take [key.Verifying], and a
+// rebinding block is signed by the current holder's [key.Holder]. The key
+// decides the mode (block 0's field 1: 1 for HMAC, 2 for Ed25519, numbers
+// of the format, not key.Alg's); a ticket naming another mode is refused.
+//
 // Checking a ticket against a request is the job of package verify; this
 // package checks only the chain (VerifyChain) and the narrowing of caveats
 // when appending (Attenuate).

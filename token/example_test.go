@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
 func ExampleMint() {
-	root, _ := token.GenerateKey("root-2026", token.ModeEd25519)
+	root, _ := key.Generate(key.Ed25519, "root-2026")
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	caveats, _ := caveat.ParseAll([]string{
 		"tools=read_file,write_file",
@@ -30,7 +31,7 @@ func ExampleMint() {
 }
 
 func ExampleTicket_Attenuate() {
-	root, _ := token.GenerateKey("root", token.ModeHMAC)
+	root, _ := key.Generate(key.HMACSHA256, "root")
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	parent, _ := token.Mint(root, must(caveat.ParseAll([]string{"tools=read_file,write_file", "paths=src/"}, now)), nil)
 
@@ -49,7 +50,7 @@ func ExampleTicket_Attenuate() {
 }
 
 func ExampleTicket_Seal() {
-	root, _ := token.GenerateKey("root", token.ModeEd25519)
+	root, _ := key.Generate(key.Ed25519, "root")
 	t, _ := token.Mint(root, nil, nil)
 	sealed, _ := t.Seal()
 	_, err := sealed.Attenuate(nil, nil)
@@ -62,7 +63,7 @@ func ExampleTicket_Seal() {
 }
 
 func ExampleParse() {
-	root, _ := token.GenerateKey("root", token.ModeHMAC)
+	root, _ := key.Generate(key.HMACSHA256, "root")
 	t, _ := token.Mint(root, nil, nil)
 	back, err := token.Parse(t.String())
 	fmt.Println(err, back.String() == t.String())

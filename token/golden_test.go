@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/cryptotest"
 
-	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Golden bytes: if one of these fails, the encoding changed. Change the
@@ -16,7 +16,7 @@ import (
 func TestGoldenBytes(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		key  *token.SigningKey
+		key  *key.Signing
 		want string
 	}{
 		{"hmac", hmacKey(t, "root-h"), goldenHMAC},

@@ -8,24 +8,25 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
 // t0 is the fixed "now" of these tests.
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func hmacKey(t testing.TB, id string) *token.SigningKey {
+func hmacKey(t testing.TB, id string) *key.Signing {
 	t.Helper()
-	k, err := fixedkey.Token(id, token.ModeHMAC, "hmac root "+id)
+	k, err := fixedkey.Signing(key.HMACSHA256, id, "hmac root "+id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k
 }
 
-func edKey(t testing.TB, id string) *token.SigningKey {
+func edKey(t testing.TB, id string) *key.Signing {
 	t.Helper()
-	k, err := fixedkey.Token(id, token.ModeEd25519, "ed25519 root "+id)
+	k, err := fixedkey.Signing(key.Ed25519, id, "ed25519 root "+id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func cavs(t testing.TB, texts ...string) []caveat.Caveat {
 
 // chainOf mints a ticket with key and appends one block per element of
 // blocks (each a list of caveat texts); blocks[0] is block 0.
-func chainOf(t testing.TB, key *token.SigningKey, blocks ...[]string) *token.Ticket {
+func chainOf(t testing.TB, key *key.Signing, blocks ...[]string) *token.Ticket {
 	t.Helper()
 	tk, err := token.Mint(key, cavs(t, blocks[0]...), nil)
 	if err != nil {
@@ -63,8 +64,8 @@ var scenario = [][]string{
 	{"until=2026-11-30T12:30:00Z", "ops=invoke"},
 }
 
-func bothKeys(t testing.TB) map[string]*token.SigningKey {
-	return map[string]*token.SigningKey{"hmac": hmacKey(t, "root-h"), "ed25519": edKey(t, "root-e")}
+func bothKeys(t testing.TB) map[string]*key.Signing {
+	return map[string]*key.Signing{"hmac": hmacKey(t, "root-h"), "ed25519": edKey(t, "root-e")}
 }
 
 var _ = ed25519.PublicKeySize

@@ -62,7 +62,6 @@ func putMAC(m *mac) {
 
 // Labels as byte slices, so that writing them allocates nothing.
 var (
-	bLabelHMACKey   = []byte(labelHMACKey)
 	bLabelHMACBlock = []byte(labelHMACBlock)
 	bLabelHMACSeal  = []byte(labelHMACSeal)
 )

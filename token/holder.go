@@ -1,21 +1,10 @@
 package token
 
 import (
-	"bytes"
-)
+	"encoding/base64"
 
-// HolderSigner signs for a bound ticket's current holder when a block
-// rebinds the ticket to a new holder key (spec/FORMAT.md §4.4). The token
-// package knows nothing of JOSE; dpop.HolderSigner implements this.
-type HolderSigner interface {
-	// PublicJWK returns the holder's public JWK (RFC 7517) as JSON.
-	PublicJWK() []byte
-	// Thumbprint returns the RFC 7638 SHA-256 thumbprint of that JWK.
-	Thumbprint() []byte
-	// Sign returns a signature over msg in the JWS form of the key's
-	// algorithm (RFC 7518 §3.4 r‖s for ES256; RFC 8037 for EdDSA).
-	Sign(msg []byte) ([]byte, error)
-}
+	"github.com/tickettool/tickettool/key"
+)
 
 const labelRebind = "tickettool/v1 rebind\x00"
 
@@ -38,15 +27,16 @@ func (t *Ticket) lastID() BlockID {
 }
 
 // signRebind fills in b's rebinding JWK and returns the signature, after
-// checking that signer is the ticket's current holder.
-func signRebind(t *Ticket, n int, current []byte, b *Block, signer HolderSigner) ([]byte, error) {
+// checking that signer is the ticket's current holder (spec/FORMAT.md
+// §4.4): the signature is in the JWS form of the key's algorithm.
+func signRebind(t *Ticket, n int, current []byte, b *Block, signer *key.Holder) ([]byte, error) {
 	if signer == nil {
 		return nil, &Error{Block: n, Reason: "the ticket is bound: rebinding needs the current holder's key", Err: ErrHolder}
 	}
-	if !bytes.Equal(signer.Thumbprint(), current) {
+	if signer.Thumbprint() != base64.RawURLEncoding.EncodeToString(current) {
 		return nil, &Error{Block: n, Reason: "the key given is not the ticket's current holder", Err: ErrHolder}
 	}
-	b.RebindJWK = signer.PublicJWK()
+	b.RebindJWK = signer.Public().JWK()
 	if err := encodeBlock(b); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ const (
 	MaxCaveatsPerBlock = wire.MaxCaveatsPerBlock
 	MaxKeyIDBytes      = 64
 	TicketIDBytes      = 16
-	HMACKeyBytes       = 32
 	// MaxRebindSigBytes bounds a rebinding signature (ES256 and EdDSA
 	// signatures are 64 bytes; room is left for larger curves).
 	MaxRebindSigBytes = 256

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/randsrc"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Options are the knobs of Mint and Attenuate.
@@ -16,16 +17,16 @@ type Options struct {
 	// Holder is the current holder's key. Attenuate needs it to append a
 	// holder caveat to a ticket that is already bound (rebinding); it is
 	// ignored otherwise.
-	Holder HolderSigner
+	Holder *key.Holder
 }
 
 // Mint makes a new ticket under root key with the given caveats as block 0.
 // Caveats are validated (package caveat's rules for block 0, at most one per
 // kind) and stored in kind order. The ticket id and, in Ed25519 mode, the
 // next key come from crypto/rand.
-func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
-	if key == nil {
-		return nil, fmt.Errorf("token: mint: no key")
+func Mint(root *key.Signing, caveats []caveat.Caveat, opts *Options) (*Ticket, error) {
+	if wireMode(root.Alg()) == 0 {
+		return nil, fmt.Errorf("token: mint: no hmac or ed25519 root key")
 	}
 	var scope caveat.Scope
 	cs, err := addBlock(&scope, 0, caveats)
@@ -33,27 +34,31 @@ func Mint(key *SigningKey, caveats []caveat.Caveat, opts *Options) (*Ticket, err
 		return nil, err
 	}
 	r := randsrc.Reader()
-	b := Block{Mode: key.mode, KeyID: key.id, TicketID: make([]byte, TicketIDBytes), Caveats: cs}
+	b := Block{Alg: root.Alg(), KeyID: root.ID(), TicketID: make([]byte, TicketIDBytes), Caveats: cs}
 	if _, err := io.ReadFull(r, b.TicketID); err != nil {
 		return nil, fmt.Errorf("token: mint: reading randomness: %w", err)
 	}
 	t := &Ticket{}
-	switch key.mode {
-	case ModeHMAC:
+	switch root.Alg() {
+	case key.HMACSHA256:
 		if err := encodeBlock(&b); err != nil {
 			return nil, err
 		}
-		m := getMAC()
-		k := m.tag(hmacKey(key.sec), bLabelHMACKey, b.TicketID, nil)
-		tag := m.tag(k[:], bLabelHMACBlock, b.raw, nil)
-		putMAC(m)
+		k, err := root.Sign(append([]byte(labelHMACKey), b.TicketID...))
+		if err != nil {
+			return nil, fmt.Errorf("token: mint: %w", err)
+		}
+		tag := hmacAppend(k, b.raw)
 		t.tail = tag[:]
-	case ModeEd25519:
+	case key.Ed25519:
 		seed, err := newNextKey(r, &b)
 		if err != nil {
 			return nil, err
 		}
-		sig := ed25519.Sign(edKey(key.sec), edBlockMessage(nil, b.raw))
+		sig, err := root.Sign(edBlockMessage(nil, b.raw))
+		if err != nil {
+			return nil, fmt.Errorf("token: mint: %w", err)
+		}
 		t.sigs, t.tail = [][]byte{sig}, seed
 	}
 	t.blocks = []Block{b}
@@ -151,13 +156,13 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 	}
 	b := Block{Caveats: cs}
 	if current != nil && hasKind(cs, caveat.Holder) {
-		var signer HolderSigner
+		var signer *key.Holder
 		if opts != nil {
 			signer = opts.Holder
 		}
 		// In Ed25519 mode the next key is part of the block; draw it first.
 		var seed []byte
-		if t.blocks[0].Mode == ModeEd25519 {
+		if t.blocks[0].Alg == key.Ed25519 {
 			if seed, err = newNextKey(randsrc.Reader(), &b); err != nil {
 				return nil, err
 			}
@@ -168,7 +173,7 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 		return t.appendBlock(b, seed)
 	}
 	var seed []byte
-	if t.blocks[0].Mode == ModeEd25519 {
+	if t.blocks[0].Alg == key.Ed25519 {
 		if seed, err = newNextKey(randsrc.Reader(), &b); err != nil {
 			return nil, err
 		}
@@ -183,11 +188,11 @@ func (t *Ticket) Attenuate(caveats []caveat.Caveat, opts *Options) (*Ticket, err
 func (t *Ticket) appendBlock(b Block, seed []byte) (*Ticket, error) {
 	n := len(t.blocks)
 	nt := &Ticket{blocks: append(slices.Clip(t.blocks), b)}
-	switch t.blocks[0].Mode {
-	case ModeHMAC:
+	switch t.blocks[0].Alg {
+	case key.HMACSHA256:
 		tag := hmacAppend(t.tail, b.raw)
 		nt.tail = tag[:]
-	case ModeEd25519:
+	case key.Ed25519:
 		cur := ed25519.NewKeyFromSeed(t.tail)
 		sig := ed25519.Sign(cur, edBlockMessage(t.sigs[n-1], b.raw))
 		nt.sigs, nt.tail = append(slices.Clip(t.sigs), sig), seed
@@ -206,11 +211,11 @@ func (t *Ticket) Seal() (*Ticket, error) {
 		return nil, &Error{Block: -1, Reason: "already sealed", Err: ErrSealed}
 	}
 	nt := &Ticket{blocks: t.blocks, sigs: t.sigs}
-	switch t.blocks[0].Mode {
-	case ModeHMAC:
+	switch t.blocks[0].Alg {
+	case key.HMACSHA256:
 		s := hmacSeal(t.tail)
 		nt.seal = s[:]
-	case ModeEd25519:
+	case key.Ed25519:
 		cur := ed25519.NewKeyFromSeed(t.tail)
 		msg := append([]byte(labelEdSeal), t.sigs[len(t.sigs)-1]...)
 		nt.seal = ed25519.Sign(cur, msg)

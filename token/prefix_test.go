@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -13,8 +14,8 @@ import (
 // refused with caveat's own error, prefixed once ("caveat: ..."), not
 // "token: mint: caveat: ...".
 func TestMintCaveatErrorOnePrefix(t *testing.T) {
-	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
-		root, err := token.GenerateKey("root", mode)
+	for _, mode := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		root, err := key.Generate(mode, "root")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -35,9 +36,9 @@ func regressLongTools(n, last int) []string {
 	return names
 }
 
-func regressKey(t *testing.T, mode token.Mode) *token.SigningKey {
+func regressKey(t *testing.T, mode key.Alg) *key.Signing {
 	t.Helper()
-	k, err := fixedkey.Token("regress-"+mode.String(), mode, "regress root "+mode.String())
+	k, err := fixedkey.Signing(mode, "regress-"+mode.String(), "regress root "+mode.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func regressDecodesToItself(t *testing.T, what string, tk *token.Ticket) {
 }
 
 func TestRegressFuzzMintOverSizeLimit(t *testing.T) {
-	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
+	for _, mode := range []key.Alg{key.HMACSHA256, key.Ed25519} {
 		// 300 names of 257 bytes: a block 0 of about 78 KB.
 		tk, err := token.Mint(regressKey(t, mode), regressTools(t, regressLongTools(300, 0)), nil)
 		if err == nil {
@@ -79,7 +80,7 @@ func TestRegressFuzzMintOverSizeLimit(t *testing.T) {
 }
 
 func TestRegressFuzzAttenuateOverSizeLimit(t *testing.T) {
-	for _, mode := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
+	for _, mode := range []key.Alg{key.HMACSHA256, key.Ed25519} {
 		names := regressLongTools(200, 0) // about 52 KB: fits
 		tk, err := token.Mint(regressKey(t, mode), regressTools(t, names), nil)
 		if err != nil {
@@ -99,7 +100,7 @@ func TestRegressFuzzAttenuateOverSizeLimit(t *testing.T) {
 func TestRegressFuzzSealOverSizeLimit(t *testing.T) {
 	// An unsealed Ed25519 ticket within 32 bytes of the limit: sealing
 	// replaces its 32-byte tail with a 64-byte signature.
-	key := regressKey(t, token.ModeEd25519)
+	key := regressKey(t, key.Ed25519)
 	for last := 1; last <= 128; last++ {
 		tk, err := token.Mint(key, regressTools(t, regressLongTools(251, last)), nil)
 		if err != nil {
@@ -125,7 +126,7 @@ func TestRegressFuzzSealOverSizeLimit(t *testing.T) {
 
 // TestTooLargeIsRefusedUpFront: over the limit, the error says so.
 func TestTooLargeIsRefusedUpFront(t *testing.T) {
-	_, err := token.Mint(regressKey(t, token.ModeHMAC), regressTools(t, regressLongTools(300, 0)), nil)
+	_, err := token.Mint(regressKey(t, key.HMACSHA256), regressTools(t, regressLongTools(300, 0)), nil)
 	var te *token.Error
 	if !errors.Is(err, token.ErrTooLarge) || !errors.As(err, &te) || !strings.Contains(te.Reason, "over the limit of 65536") {
 		t.Fatalf("mint over the size limit: %v", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 )
 
 // FormatVersion is the version of the ticket format this package writes
@@ -113,12 +114,13 @@ func (t *Ticket) Len() int { return len(t.blocks) }
 // Sealed reports whether the ticket is sealed.
 func (t *Ticket) Sealed() bool { return t.seal != nil }
 
-// UnverifiedMode returns the mode block 0 names (0 for a zero Ticket).
-func (t *Ticket) UnverifiedMode() Mode {
+// UnverifiedAlg returns the chaining algorithm block 0 names (0 for a zero
+// Ticket).
+func (t *Ticket) UnverifiedAlg() key.Alg {
 	if len(t.blocks) == 0 {
 		return 0
 	}
-	return t.blocks[0].Mode
+	return t.blocks[0].Alg
 }
 
 // UnverifiedKeyID returns the key id block 0 names, for finding the key

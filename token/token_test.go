@@ -2,10 +2,13 @@ package token_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"errors"
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -101,13 +104,12 @@ func TestWrongKey(t *testing.T) {
 	h, e := keys["hmac"], keys["ed25519"]
 	th := chainOf(t, h, scenario...)
 	te := chainOf(t, e, scenario...)
-	otherH, _ := token.NewHMACKey("root-h", bytes.Repeat([]byte{7}, 32))
-	otherE := edKey(t, "root-e2")
-	otherEsameID, _ := token.NewEd25519Key("root-e", otherE.Ed25519Private())
+	otherH, _ := key.NewHMAC("root-h", bytes.Repeat([]byte{7}, 32))
+	otherEsameID, _ := key.NewEd25519("root-e", ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)))
 	cases := []struct {
 		name string
 		tk   *token.Ticket
-		key  *token.VerifyingKey
+		key  *key.Verifying
 		want error
 	}{
 		{"hmac other secret", th, otherH.Verifying(), token.ErrChain},
@@ -123,16 +125,16 @@ func TestWrongKey(t *testing.T) {
 	}
 }
 
-func mustEdPub(t *testing.T, id string, k *token.SigningKey) *token.VerifyingKey {
-	v, err := token.NewEd25519PublicKey(id, k.Verifying().Ed25519Public())
+func mustEdPub(t *testing.T, id string, k *key.Signing) *key.Verifying {
+	v, err := key.NewEd25519Public(id, fixedkey.Public(k.Verifying()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-func mustHMAC(t *testing.T, id string) *token.VerifyingKey {
-	k, err := token.NewHMACKey(id, bytes.Repeat([]byte{1}, 32))
+func mustHMAC(t *testing.T, id string) *key.Verifying {
+	k, err := key.NewHMAC(id, bytes.Repeat([]byte{1}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +147,7 @@ func mustHMAC(t *testing.T, id string) *token.VerifyingKey {
 // typed Ed25519, so the ticket is refused for its mode, whatever its tag.
 func TestEd25519PublicKeyIsNeverAnHMACSecret(t *testing.T) {
 	e := edKey(t, "root-e")
-	forger, err := token.NewHMACKey("root-e", e.Verifying().Ed25519Public())
+	forger, err := key.NewHMAC("root-e", fixedkey.Public(e.Verifying()))
 	if err != nil {
 		t.Fatal(err)
 	}

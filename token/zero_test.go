@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -12,7 +13,7 @@ import (
 // by hand) is refused as malformed by every operation that needs a block,
 // and nothing panics.
 func TestZeroTicketFailsClosed(t *testing.T) {
-	k, err := token.NewHMACKey("k", make([]byte, 32))
+	k, err := key.NewHMAC("k", make([]byte, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestZeroTicketFailsClosed(t *testing.T) {
 	if _, err := zero.Seal(); !errors.Is(err, token.ErrMalformed) {
 		t.Errorf("Seal: %v, want ErrMalformed", err)
 	}
-	if zero.UnverifiedMode() != 0 || zero.UnverifiedKeyID() != "" || zero.Len() != 0 || zero.UnverifiedBlocks() != nil {
+	if zero.UnverifiedAlg() != 0 || zero.UnverifiedKeyID() != "" || zero.Len() != 0 || zero.UnverifiedBlocks() != nil {
 		t.Error("a zero Ticket reports blocks")
 	}
 	if _, ok := zero.UnverifiedLastID(); ok {
@@ -47,8 +48,8 @@ func TestZeroTicketFailsClosed(t *testing.T) {
 // TestVerifyChainErrorReturnsZeroChain: a chain that does not verify comes
 // back as the zero Chain, so no caller can use its ids by mistake.
 func TestVerifyChainErrorReturnsZeroChain(t *testing.T) {
-	k, _ := token.NewHMACKey("k", make([]byte, 32))
-	other, _ := token.NewHMACKey("k", append(make([]byte, 31), 1))
+	k, _ := key.NewHMAC("k", make([]byte, 32))
+	other, _ := key.NewHMAC("k", append(make([]byte, 31), 1))
 	tk, err := token.Mint(k, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -59,5 +60,36 @@ func TestVerifyChainErrorReturnsZeroChain(t *testing.T) {
 	}
 	if c.IDs != nil || c.Blocks != nil || c.FamilyID != nil {
 		t.Errorf("chain %+v returned beside an error", c)
+	}
+}
+
+// TestZeroKeysFailClosed: a nil or zero key.Signing or key.Verifying
+// (made by hand) mints nothing, enters no keyring and verifies nothing;
+// nothing panics.
+func TestZeroKeysFailClosed(t *testing.T) {
+	cs := []caveat.Caveat{}
+	for _, k := range []*key.Signing{nil, {}} {
+		if _, err := token.Mint(k, cs, nil); err == nil {
+			t.Errorf("Mint with %v succeeded", k)
+		}
+	}
+	for _, v := range []*key.Verifying{nil, {}} {
+		if _, err := token.NewKeyring(v); err == nil {
+			t.Errorf("NewKeyring(%v) succeeded", v)
+		}
+	}
+	h, _ := key.Generate(key.HMACSHA256, "")
+	if h != nil {
+		t.Fatal("a key with an empty id")
+	}
+	hk, _ := key.Generate(key.HMACSHA256, "k")
+	tk, err := token.Mint(hk, cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []*key.Verifying{nil, {}} {
+		if _, err := tk.VerifyChain(v); !errors.Is(err, token.ErrKeyMismatch) {
+			t.Errorf("VerifyChain(%v) = %v, want ErrKeyMismatch", v, err)
+		}
 	}
 }

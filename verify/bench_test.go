@@ -5,6 +5,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -12,8 +13,8 @@ import (
 // benchTicket is the performance issue's scenario: a root ticket with one
 // caveat (a resource), attenuated with three more blocks (an expiry, an
 // operations list, a path prefix).
-func benchTicket(b testing.TB, mode token.Mode) (*token.Ticket, *token.Keyring) {
-	key, err := fixedkey.Token("root", mode, "bench")
+func benchTicket(b testing.TB, mode key.Alg) (*token.Ticket, *token.Keyring) {
+	key, err := fixedkey.Signing(mode, "root", "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func benchTicket(b testing.TB, mode token.Mode) (*token.Ticket, *token.Keyring) 
 
 var benchReq = &caveat.Request{Tool: "read_file", Op: "invoke", Paths: []string{"src/discount/rules.go"}}
 
-func benchVerify(b *testing.B, mode token.Mode) {
+func benchVerify(b *testing.B, mode key.Alg) {
 	tk, keys := benchTicket(b, mode)
 	text := tk.String()
 	b.ReportAllocs()
@@ -49,13 +50,13 @@ func benchVerify(b *testing.B, mode token.Mode) {
 	}
 }
 
-func BenchmarkVerifyHMAC(b *testing.B)    { benchVerify(b, token.ModeHMAC) }
-func BenchmarkVerifyEd25519(b *testing.B) { benchVerify(b, token.ModeEd25519) }
+func BenchmarkVerifyHMAC(b *testing.B)    { benchVerify(b, key.HMACSHA256) }
+func BenchmarkVerifyEd25519(b *testing.B) { benchVerify(b, key.Ed25519) }
 
 // BenchmarkVerifyParallel shows Verify scales across cores: no shared lock
 // on the hot path.
 func BenchmarkVerifyParallelHMAC(b *testing.B) {
-	tk, keys := benchTicket(b, token.ModeHMAC)
+	tk, keys := benchTicket(b, key.HMACSHA256)
 	text := tk.String()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -71,7 +72,7 @@ func BenchmarkVerifyParallelHMAC(b *testing.B) {
 // BenchmarkFloorHMAC is decode plus chain only, the floor a full verify is
 // measured against.
 func BenchmarkFloorHMAC(b *testing.B) {
-	tk, keys := benchTicket(b, token.ModeHMAC)
+	tk, keys := benchTicket(b, key.HMACSHA256)
 	text := tk.String()
 	key, _ := keys.Lookup("root")
 	b.ReportAllocs()

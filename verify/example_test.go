@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
 func ExampleVerify() {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeEd25519)
+	root, _ := key.Generate(key.Ed25519, "root")
 	cs, _ := caveat.ParseAll([]string{"tools=read_file", "paths=src/discount/", "until=10m"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 
@@ -41,7 +42,7 @@ func ExampleVerify() {
 // time caveats.
 func ExampleValidate() {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	root, _ := token.GenerateKey("root", token.ModeHMAC)
+	root, _ := key.Generate(key.HMACSHA256, "root")
 	cs, _ := caveat.ParseAll([]string{"tools=read_file", "until=1h"}, now)
 	ticket, _ := token.Mint(root, cs, nil)
 	keys, _ := token.NewKeyring(root.Verifying())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -45,7 +46,7 @@ func appendRaw(t *testing.T, tk *token.Ticket, signer *holder, cs []caveat.Cavea
 	w := unwireT(t, tk)
 	wb := wire.Block{Caveats: map[uint64]cbor.RawMessage{}}
 	if signer != nil {
-		wb.Rebind = signer.signer.PublicJWK()
+		wb.Rebind = signer.key.Public().JWK()
 	}
 	for _, c := range cs {
 		v, err := wire.EncodeCaveat(c)
@@ -70,7 +71,7 @@ func appendRaw(t *testing.T, tk *token.Ticket, signer *holder, cs []caveat.Cavea
 			prev = w.Sigs[len(w.Sigs)-1]
 		}
 		id := sha256.Sum256(append([]byte("tickettool/v1 block id\x00"), prev...))
-		sig, err := signer.signer.Sign(append(append([]byte("tickettool/v1 rebind\x00"), id[:]...), b...))
+		sig, err := signer.key.Sign(append(append([]byte("tickettool/v1 rebind\x00"), id[:]...), b...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func TestSmallOrderNextKeyRefused(t *testing.T) {
 		}
 	}
 	// A root key of small order is refused too.
-	if _, err := token.NewEd25519PublicKey("root", make([]byte, 32)); err == nil {
+	if _, err := key.NewEd25519Public("root", make([]byte, 32)); err == nil {
 		t.Error("a small-order root key was accepted")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -122,7 +123,7 @@ func TestGuardTotalBudgetAndRefusedNotCharged(t *testing.T) {
 
 func TestGuardReceipts(t *testing.T) {
 	f := fixtures(t)[0]
-	key, err := fixedkey.Chain(chain.AlgEd25519, "receipts", "receipts")
+	key, err := fixedkey.Signing(key.Ed25519, "receipts", "receipts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestGuardReceipts(t *testing.T) {
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := chain.Verify(path, key.VerifierKey(), "test")
+	sum, err := chain.Verify(path, key.Verifying(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestGuardReceipts(t *testing.T) {
 // error that would leave the decision unrecorded.
 func TestGuardRecordsHostileRequests(t *testing.T) {
 	f := fixtures(t)[0]
-	key, _ := fixedkey.Chain(chain.AlgHMACSHA256, "receipts", "hostile")
+	key, _ := fixedkey.Signing(key.HMACSHA256, "receipts", "hostile")
 	path := filepath.Join(t.TempDir(), "r.log")
 	log, err := chain.Open(path, key, "test")
 	if err != nil {
@@ -199,7 +200,7 @@ func TestGuardRecordsHostileRequests(t *testing.T) {
 		t.Fatal("hostile request allowed")
 	}
 	log.Close()
-	if _, err := chain.Verify(path, key, "test"); err != nil {
+	if _, err := chain.Verify(path, key.Verifying(), "test"); err != nil {
 		t.Fatal(err)
 	}
 }

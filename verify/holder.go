@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -51,13 +51,17 @@ func (d *Decision) checkRebind(c *token.Chain, i int, prev []byte) bool {
 		d.refuse(CheckAttenuation, i, caveat.Holder, "rebinding a bound ticket without the current holder's signature")
 		return false
 	}
-	jkt, err := dpop.VerifyHolderSignature(b.RebindJWK, token.RebindMessage(c.IDs[i-1], b.Bytes()), b.RebindSig)
+	signer, err := key.ParseHolderPublic(b.RebindJWK)
 	if err != nil {
 		d.refuse(CheckAttenuation, i, caveat.Holder, "rebinding signature: "+err.Error())
 		return false
 	}
-	if !bytes.Equal(jkt, prev) {
-		d.refuse(CheckAttenuation, i, caveat.Holder, "rebinding signed by "+jktText(jkt)+", not by the current holder "+jktText(prev))
+	if !signer.Verify(token.RebindMessage(c.IDs[i-1], b.Bytes()), b.RebindSig) {
+		d.refuse(CheckAttenuation, i, caveat.Holder, "rebinding signature: "+errRebindSig.Error())
+		return false
+	}
+	if jkt := signer.Thumbprint(); jkt != jktText(prev) {
+		d.refuse(CheckAttenuation, i, caveat.Holder, "rebinding signed by "+jkt+", not by the current holder "+jktText(prev))
 		return false
 	}
 	return true
@@ -94,6 +98,10 @@ func (d *Decision) checkHolder(t *token.Ticket, c *token.Chain, holder []byte, r
 	}
 	d.Proof = p
 }
+
+// errRebindSig is the refusal of a rebinding signature that does not
+// verify under the JWK the block carries.
+var errRebindSig = errors.New("holder signature does not verify")
 
 func jktText(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 

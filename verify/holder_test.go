@@ -2,8 +2,8 @@ package verify_test
 
 import (
 	"context"
-	"crypto"
 	"errors"
+	"github.com/tickettool/tickettool/internal/wire"
 	"strings"
 	"testing"
 	"time"
@@ -12,31 +12,23 @@ import (
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
 type holder struct {
-	key    crypto.Signer
-	jkt    string
-	signer *dpop.HolderSigner
+	key *key.Holder
+	jkt string
 }
 
-func newHolder(t *testing.T, alg, seed string) holder {
+func newHolder(t *testing.T, alg key.Alg, seed string) holder {
 	t.Helper()
 	k, err := fixedkey.Holder(alg, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jkt, err := dpop.ThumbprintOf(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := dpop.NewHolderSigner(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return holder{k, jkt, s}
+	return holder{k, k.Thumbprint()}
 }
 
 const htm, htu = "POST", "mcp://workspace/read_file"
@@ -65,8 +57,8 @@ func bind(t *testing.T, h holder) caveat.Caveat {
 }
 
 func TestBoundTicket(t *testing.T) {
-	alice := newHolder(t, "ES256", "alice")
-	mallory := newHolder(t, "EdDSA", "mallory")
+	alice := newHolder(t, key.ES256, "alice")
+	mallory := newHolder(t, key.Ed25519, "mallory")
 	for _, f := range fixtures(t) {
 		bound, err := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
 		if err != nil {
@@ -115,9 +107,9 @@ func TestBoundTicket(t *testing.T) {
 }
 
 func TestRebinding(t *testing.T) {
-	alice := newHolder(t, "ES256", "alice")
-	bob := newHolder(t, "EdDSA", "bob")
-	mallory := newHolder(t, "ES256", "mallory")
+	alice := newHolder(t, key.ES256, "alice")
+	bob := newHolder(t, key.Ed25519, "bob")
+	mallory := newHolder(t, key.ES256, "mallory")
 	for _, f := range fixtures(t) {
 		bound, err := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
 		if err != nil {
@@ -127,11 +119,11 @@ func TestRebinding(t *testing.T) {
 		if _, err := bound.Attenuate([]caveat.Caveat{bind(t, mallory)}, nil); !errors.Is(err, token.ErrHolder) {
 			t.Errorf("%s: rebind without key: %v", f.name, err)
 		}
-		if _, err := bound.Attenuate([]caveat.Caveat{bind(t, mallory)}, &token.Options{Holder: mallory.signer}); !errors.Is(err, token.ErrHolder) {
+		if _, err := bound.Attenuate([]caveat.Caveat{bind(t, mallory)}, &token.Options{Holder: mallory.key}); !errors.Is(err, token.ErrHolder) {
 			t.Errorf("%s: rebind with the thief's key: %v", f.name, err)
 		}
 		// Alice hands the work to Bob.
-		rebound, err := bound.Attenuate([]caveat.Caveat{bind(t, bob)}, &token.Options{Holder: alice.signer})
+		rebound, err := bound.Attenuate([]caveat.Caveat{bind(t, bob)}, &token.Options{Holder: alice.key})
 		if err != nil {
 			t.Fatalf("%s: honest rebind: %v", f.name, err)
 		}
@@ -171,14 +163,32 @@ func TestRebinding(t *testing.T) {
 		}
 		// A rebinding signature copied onto another chain fails: it covers
 		// the id of the block before.
-		if len(unwireT(t, aliceSigned).Holder) != 1 {
+		w := unwireT(t, aliceSigned)
+		if len(w.Holder) != 1 {
 			t.Fatalf("%s: expected one holder signature", f.name)
+		}
+		// Alice's signature with one bit flipped is no signature.
+		for i, sig := range w.Holder {
+			w.Holder[i] = append([]byte(nil), sig...)
+			w.Holder[i][len(sig)/2] ^= 1
+		}
+		data, err := wire.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flipped, err := token.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := verify.Verify(flipped, boundRequest(bob.proof(t, flipped, "b3")), f.keys, t0, nil); d.Allowed ||
+			d.Refusals[0].Check != verify.CheckAttenuation || !strings.Contains(d.Refusals[0].Reason, "rebinding signature") {
+			t.Errorf("%s: rebinding with a flipped signature: %+v", f.name, d.Refusals)
 		}
 	}
 }
 
 func TestGuardReplay(t *testing.T) {
-	alice := newHolder(t, "EdDSA", "alice")
+	alice := newHolder(t, key.Ed25519, "alice")
 	for _, f := range fixtures(t) {
 		bound, _ := f.child.Attenuate([]caveat.Caveat{bind(t, alice)}, nil)
 		g, err := guard.New(guard.Config{Keys: f.keys})

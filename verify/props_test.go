@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -82,9 +83,9 @@ func genRequest(t *rapid.T) *caveat.Request {
 	return r
 }
 
-func genKey(t *rapid.T) (*token.SigningKey, *token.Keyring) {
-	mode := rapid.SampledFrom([]token.Mode{token.ModeHMAC, token.ModeEd25519}).Draw(t, "mode")
-	key, err := fixedkey.Token("k", mode, "props")
+func genKey(t *rapid.T) (*key.Signing, *token.Keyring) {
+	mode := rapid.SampledFrom([]key.Alg{key.HMACSHA256, key.Ed25519}).Draw(t, "mode")
+	key, err := fixedkey.Signing(mode, "k", "props")
 	if err != nil {
 		t.Fatal(err)
 	}

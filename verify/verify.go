@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -17,7 +18,7 @@ type Options struct {
 	// Skew is the clock skew tolerated for until and nbf.
 	Skew time.Duration
 	// Modes are the chaining modes accepted; empty means both.
-	Modes []token.Mode
+	Modes []key.Alg
 	// RequireExpiry refuses tickets without an until caveat.
 	RequireExpiry bool
 	// MaxLifetime, when positive, refuses tickets whose expiry lies more
@@ -81,8 +82,8 @@ func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Tim
 		d.refuse(CheckKey, -1, 0, "no key for the ticket's key id")
 		return d, nil
 	}
-	if len(opts.Modes) > 0 && !slices.Contains(opts.Modes, key.Mode()) {
-		d.refuse(CheckKey, -1, 0, "policy does not accept "+key.Mode().String()+" keys")
+	if len(opts.Modes) > 0 && !slices.Contains(opts.Modes, key.Alg()) {
+		d.refuse(CheckKey, -1, 0, "policy does not accept "+key.Alg().String()+" keys")
 		return d, nil
 	}
 	chain, err := t.VerifyChain(key)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -16,7 +17,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 type fixture struct {
 	name   string
-	key    *token.SigningKey
+	key    *key.Signing
 	keys   *token.Keyring
 	parent *token.Ticket // block 0 only
 	child  *token.Ticket // parent + one narrower block
@@ -25,8 +26,8 @@ type fixture struct {
 func fixtures(t testing.TB) []fixture {
 	t.Helper()
 	var out []fixture
-	for _, m := range []token.Mode{token.ModeHMAC, token.ModeEd25519} {
-		key, err := fixedkey.Token("root-"+m.String(), m, "verify "+m.String())
+	for _, m := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		key, err := fixedkey.Signing(m, "root-"+m.String(), "verify "+m.String())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,8 +182,8 @@ func TestPolicy(t *testing.T) {
 		{verify.Options{RequireExpiry: true}, true},
 		{verify.Options{MaxLifetime: time.Hour}, true},
 		{verify.Options{MaxLifetime: time.Hour - time.Second}, false},
-		{verify.Options{Modes: []token.Mode{token.ModeHMAC}}, false},
-		{verify.Options{Modes: []token.Mode{token.ModeEd25519}}, true},
+		{verify.Options{Modes: []key.Alg{key.HMACSHA256}}, false},
+		{verify.Options{Modes: []key.Alg{key.Ed25519}}, true},
 	}
 	for _, c := range cases {
 		d, _ := verify.Verify(f.child, r, f.keys, t0, &c.opts)
@@ -203,7 +204,7 @@ func TestUnknownKeyAndWrongMode(t *testing.T) {
 		t.Errorf("unknown key: %+v", d.Refusals)
 	}
 	// Same key id, other mode.
-	pub, _ := token.NewEd25519PublicKey(fs[0].key.ID(), fs[1].key.Verifying().Ed25519Public())
+	pub, _ := key.NewEd25519Public(fs[0].key.ID(), fixedkey.Public(fs[1].key.Verifying()))
 	keys, _ := token.NewKeyring(pub)
 	d, _ = verify.Verify(fs[0].child, req("read_file", "src/discount/a", ""), keys, t0, nil)
 	if d.Allowed || d.Refusals[0].Check != verify.CheckMode {

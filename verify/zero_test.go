@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -12,7 +13,7 @@ import (
 // TestZeroTicketIsAnError: a nil or zero Ticket is a malformed call, an
 // error and a zero Decision, never a panic nor an allowed decision.
 func TestZeroTicketIsAnError(t *testing.T) {
-	k, err := token.NewHMACKey("k", make([]byte, 32))
+	k, err := key.NewHMAC("k", make([]byte, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

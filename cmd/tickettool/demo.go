@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -237,7 +238,7 @@ func (d *demo) receipts() error {
 func (d *demo) recordStory(intent, agentText, subText string) error {
 	d.say("\nThe harness records the intent, the minting and the delegation in the receipt log")
 	d.say("(Go API: guard.Guard's RecordIntent, RecordMinted, RecordDelegated).")
-	rk, err := chain.ReadKeyFile(d.path("receipts.key"))
+	rk, err := key.ReadSigningFile(d.path("receipts.key"))
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"crypto"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/keyfile"
-	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/key"
 )
 
 const holderUsage = `
@@ -38,12 +36,12 @@ func runHolder(e *env, args []string) error {
 	if err := checkOut(*out, "holder"); err != nil {
 		return err
 	}
-	var a string
+	var a key.Alg
 	switch strings.ToLower(*alg) {
 	case "es256":
-		a = "ES256"
+		a = key.ES256
 	case "eddsa", "ed25519":
-		a = "EdDSA"
+		a = key.Ed25519
 	default:
 		return usageErr("holder --alg must be es256 or eddsa (got %s)", quoteArg(*alg))
 	}
@@ -51,44 +49,29 @@ func runHolder(e *env, args []string) error {
 	if _, err := os.Lstat(pubPath); err == nil {
 		return fmt.Errorf("key file %s %w", pubPath, keyfile.ErrExists)
 	}
-	key, err := dpop.NewKey(a)
+	h, err := key.GenerateHolder(a)
 	if err != nil {
 		return err
 	}
-	priv, err := dpop.MarshalPrivateJWK(key)
-	if err != nil {
-		return err
-	}
-	pub, err := dpop.MarshalPublicJWK(key.Public())
-	if err != nil {
-		return err
-	}
-	jkt, err := dpop.ThumbprintOf(key.Public())
-	if err != nil {
-		return err
-	}
-	if err := keyfile.WriteNew(*out, append(priv, '\n'), 0o600); err != nil {
+	if err := h.WriteFile(*out); err != nil {
 		return err // it names the path
 	}
-	if err := keyfile.WriteNew(pubPath, append(pub, '\n'), 0o644); err != nil {
+	if err := keyfile.WriteNew(pubPath, append(h.Public().JWK(), '\n'), 0o644); err != nil {
 		os.Remove(*out) // we created it above; leave no half pair
 		return err
 	}
+	jkt := h.Thumbprint()
 	fmt.Fprintln(e.stdout, jkt)
 	return nil
 }
 
 // readHolderKey reads a private holder JWK, refusing a file that group or
-// others may access (as chain.ReadKeyFile does for its keys). A public JWK
-// or a keygen key file is named for what it is; the mode of a file that
-// holds no secret is never questioned.
-func readHolderKey(path, flagName string) (crypto.Signer, error) {
+// others may access (as key.ReadHolderFile does). A public JWK or a keygen
+// key file is named for what it is; the mode of a file that holds no
+// secret is never questioned.
+func readHolderKey(path, flagName string) (*key.Holder, error) {
 	if path == "" {
 		return nil, usageErr("%s PATH is required", flagName)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, usageErr("read holder key %s: %v", path, osReason(err))
 	}
 	b, err := readFile(path, "holder key")
 	if err != nil {
@@ -102,13 +85,17 @@ func readHolderKey(path, flagName string) (crypto.Signer, error) {
 	case keySecretString, keyPublicString:
 		return nil, wrongKeyFile(path, flagName, kind)
 	}
-	if kind.isSecret() && fi.Mode().Perm()&0o077 != 0 {
-		return nil, fail(exitUsage, fmt.Errorf("%w: %s has mode %04o (want 0600)", chain.ErrKeyFileMode, path, fi.Mode().Perm()),
-			"a private key file must be readable by its owner only: chmod 600 it")
+	hint := "holder keys are the private JWK files 'tickettool holder' writes"
+	if !kind.isSecret() { // no private key in it: say so, whatever its mode
+		_, err := key.ParseHolder(b)
+		return nil, fail(exitUsage, fmt.Errorf("%s: %w", path, err), hint)
 	}
-	k, err := dpop.ParsePrivateJWK(b)
-	if err != nil {
-		return nil, fail(exitUsage, fmt.Errorf("%s: %w", path, err), "holder keys are the private JWK files 'tickettool holder' writes")
+	k, err := key.ReadHolderFile(path) // refuses a mode that lets group or others read it
+	switch {
+	case errors.Is(err, key.ErrFileMode):
+		return nil, fail(exitUsage, err, "a private key file must be readable by its owner only: chmod 600 it")
+	case err != nil:
+		return nil, fail(exitUsage, err, hint)
 	}
 	return k, nil
 }
@@ -126,23 +113,9 @@ func readHolderPub(path string) (string, error) {
 	case keySecretString, keyPublicString:
 		return "", wrongKeyFile(path, "--bind", kind)
 	}
-	jwk, err := dpop.ParsePublicJWK(b)
+	pub, err := key.ParseHolderPublic(b)
 	if err != nil {
 		return "", fail(exitUsage, fmt.Errorf("%s: %w", path, err), "pass the public JWK (the .pub file 'tickettool holder' writes)")
 	}
-	jkt, err := dpop.Thumbprint(jwk)
-	if err != nil {
-		return "", fail(exitUsage, fmt.Errorf("%s: %w", path, err))
-	}
-	return jkt, nil
-}
-
-// holderSigner adapts a holder's private key to token.HolderSigner, for
-// signing a rebinding block.
-func holderSigner(k crypto.Signer) (token.HolderSigner, error) {
-	s, err := dpop.NewHolderSigner(k)
-	if err != nil {
-		return nil, fail(exitUsage, err)
-	}
-	return s, nil
+	return pub.Thumbprint(), nil
 }

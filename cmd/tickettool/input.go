@@ -15,6 +15,7 @@ import (
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/keyfile"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -26,14 +27,15 @@ func classify(err error) (int, []string) {
 	}
 	var pe *fs.PathError
 	switch {
-	case errors.Is(err, chain.ErrKeyFileMode):
+	case errors.Is(err, key.ErrFileMode):
 		return exitUsage, []string{"a secret key file must be readable by its owner only: chmod 600 it"}
 	case errors.Is(err, token.ErrMalformed):
 		return exitUsage, []string{"a ticket's text starts with " + token.Prefix + "; pass it whole, or - to read it from standard input"}
 	case errors.Is(err, keyfile.ErrExists):
 		return exitRefused, []string{"tickettool never overwrites a key file: choose another --out, or remove the old file yourself"}
 	case errors.Is(err, caveat.ErrSyntax),
-		errors.Is(err, chain.ErrMalformedKey),
+		errors.Is(err, key.ErrMalformed),
+		errors.Is(err, key.ErrPublic),
 		errors.Is(err, chain.ErrMalformed),
 		errors.Is(err, dpop.ErrExpectations),
 		errors.As(err, &pe):

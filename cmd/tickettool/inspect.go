@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -114,7 +114,7 @@ func inspectTicket(t *token.Ticket, now time.Time) inspectResult {
 	blocks := t.UnverifiedBlocks()
 	res := inspectResult{
 		Warning:  notVerified,
-		Mode:     t.UnverifiedMode().String(),
+		Mode:     t.UnverifiedAlg().String(),
 		KeyID:    t.UnverifiedKeyID(),
 		FamilyID: hex.EncodeToString(blocks[0].TicketID),
 		Sealed:   t.Sealed(),
@@ -140,10 +140,8 @@ func inspectTicket(t *token.Ticket, now time.Time) inspectResult {
 		ib.Effective = caveatsJSON(scope.Effective())
 		if len(b.RebindJWK) > 0 {
 			ib.RebindBy = "(unreadable JWK)"
-			if jwk, err := dpop.ParsePublicJWK(b.RebindJWK); err == nil {
-				if jkt, err := dpop.Thumbprint(jwk); err == nil {
-					ib.RebindBy = jkt
-				}
+			if pub, err := key.ParseHolderPublic(b.RebindJWK); err == nil {
+				ib.RebindBy = pub.Thumbprint()
 			}
 		}
 		res.Blocks = append(res.Blocks, ib)

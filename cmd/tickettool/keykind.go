@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/internal/echo"
+	"github.com/tickettool/tickettool/key"
 )
 
 // keyKind is what a key file (or argument) holds, as far as tickettool
@@ -47,13 +46,13 @@ func sniffKey(b []byte) keyKind {
 				return keyPrivateJWK
 			}
 		}
-		if _, err := dpop.ParsePublicJWK(t); err == nil {
+		if _, err := key.ParseHolderPublic(t); err == nil {
 			return keyPublicJWK
 		}
 		return keyOtherJSON
 	}
-	if k, err := chain.ParseKey(string(t)); err == nil && !k.CanSign() {
-		return keyPublicString
+	if _, err := key.ParseVerifying(string(t)); err == nil {
+		return keyPublicString // a secret string starts with PRIVATE+KEY+, sniffed above
 	}
 	return keyUnknown
 }
@@ -101,12 +100,11 @@ func holderArgs(args []string) ([]string, error) {
 		}
 		switch sniffKey([]byte(v)) {
 		case keyPublicJWK:
-			jwk, _ := dpop.ParsePublicJWK([]byte(strings.TrimSpace(v)))
-			jkt, err := dpop.Thumbprint(jwk)
+			pub, err := key.ParseHolderPublic([]byte(strings.TrimSpace(v)))
 			if err != nil {
 				return nil, fail(exitUsage, errors.New("holder= names a public JWK whose thumbprint cannot be computed"))
 			}
-			out[i] = "holder=" + jkt
+			out[i] = "holder=" + pub.Thumbprint()
 		case keyPrivateJWK:
 			return nil, fail(exitUsage, errors.New("holder= takes the public key; this is a private key (not shown)"),
 				"use the public JWK 'tickettool holder' wrote beside it: --bind agent.jwk.pub (or holder=JKT, the thumbprint holder printed)")

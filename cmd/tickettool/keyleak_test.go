@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/secrettest"
+	"github.com/tickettool/tickettool/key"
 )
 
 // TestWrongKeysNeverEcho passes real private keys (holder JWKs, root and
@@ -47,13 +48,13 @@ func TestWrongKeysNeverEcho(t *testing.T) {
 		secrets, texts = append(secrets, d), append(texts, jwk.D)
 	}
 	for _, n := range []string{"root.key", "h.key"} {
-		k, err := chain.ReadKeyFile(p(n))
+		k, err := key.ReadSigningFile(p(n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := k.HMACSecret()
-		if s == nil {
-			s = k.Ed25519PrivateKey().Seed()
+		s := fixedkey.Secret(k)
+		if k.Alg() == key.Ed25519 {
+			s = s[:32] // the seed
 		}
 		text := read(n)
 		secrets, texts = append(secrets, s), append(texts, text[strings.LastIndex(text, "+")+1:])

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/key"
 )
 
 // printPublicKey prints the public half of the private key in path
@@ -25,15 +23,11 @@ func printPublicKey(e *env, path string) error {
 	if err != nil {
 		return err
 	}
-	if k.Alg() == chain.AlgHMACSHA256 {
+	if k.Alg() == key.HMACSHA256 {
 		return fail(exitRefused, fmt.Errorf("%s is an HMAC secret: it has no public half", path),
 			"an HMAC ticket or receipt log is verified with the secret itself; use an ed25519 key (keygen --alg ed25519) to hand out a public key")
 	}
-	text, err := chain.FormatKey(k.VerifierKey())
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(e.stdout, text)
+	fmt.Fprintln(e.stdout, k.String()) // an Ed25519 public key string
 	return nil
 }
 
@@ -44,25 +38,17 @@ func printHolderPublic(e *env, path string) error {
 		return err
 	}
 	if sniffKey(b) == keyPublicJWK {
-		jwk, err := dpop.ParsePublicJWK(b)
+		pub, err := key.ParseHolderPublic(b)
 		if err != nil {
 			return fail(exitUsage, fmt.Errorf("%s: %w", path, err))
 		}
-		pub, err := dpop.MarshalPublicJWK(jwk.Key)
-		if err != nil {
-			return fail(exitUsage, fmt.Errorf("%s: %w", path, err))
-		}
-		fmt.Fprintln(e.stdout, string(pub))
+		fmt.Fprintln(e.stdout, string(pub.JWK()))
 		return nil
 	}
 	k, err := readHolderKey(path, "-y")
 	if err != nil {
 		return err
 	}
-	pub, err := dpop.MarshalPublicJWK(k.Public())
-	if err != nil {
-		return errors.New("holder key has no public JWK form")
-	}
-	fmt.Fprintln(e.stdout, string(pub))
+	fmt.Fprintln(e.stdout, string(k.Public().JWK()))
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/keyfile"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -23,8 +23,9 @@ logs) and writes it to PATH, created exclusively with mode 0600: an existing
 file is never overwritten. For ed25519 the public key, which is all a
 verifier needs, goes to PATH.pub (mode 0644). Prints the key id.
 
-Keys are signed-note key strings (package chain); the key id is the key's
-name, which tickets and checkpoints cite. The default --kid is PATH's base
+Keys are signed-note key strings (package key); the key id is the key's
+name, which tickets and checkpoints cite: 1 to 64 bytes of printable ASCII
+without spaces or '+'. The default --kid is PATH's base
 name without its last extension, keeping only letters, digits, '.', '_' and
 '-' (root.key -> root); when nothing is left, "key-" and 8 random hex digits.
 
@@ -62,12 +63,12 @@ func runKeygen(e *env, args []string) error {
 	if err := checkOut(*out, "keygen"); err != nil {
 		return err
 	}
-	var a chain.Alg
+	var a key.Alg
 	switch strings.ToLower(*alg) {
 	case "hmac", "hmac-sha256":
-		a = chain.AlgHMACSHA256
+		a = key.HMACSHA256
 	case "ed25519":
-		a = chain.AlgEd25519
+		a = key.Ed25519
 	case "":
 		return fail(exitUsage, errors.New("keygen needs --alg"),
 			"ed25519: verifiers hold only the public key (root.key.pub); hmac: one secret shared with every verifier",
@@ -79,24 +80,21 @@ func runKeygen(e *env, args []string) error {
 	if id == "" {
 		id = defaultKeyID(*out)
 	}
-	if err := checkKeyID(id); err != nil {
-		return err
-	}
-	k, err := chain.GenerateKey(a, id)
+	k, err := key.Generate(a, id)
 	if err != nil {
-		return err
+		return fail(exitUsage, err) // key's error never quotes the id: it may be anything pasted
 	}
 	pub := *out + ".pub"
-	if a == chain.AlgEd25519 {
+	if a == key.Ed25519 {
 		if _, err := os.Lstat(pub); err == nil {
 			return fmt.Errorf("key file %s %w", pub, keyfile.ErrExists)
 		}
 	}
-	if err := chain.WriteKeyFile(*out, k); err != nil {
+	if err := k.WriteFile(*out); err != nil {
 		return err
 	}
-	if a == chain.AlgEd25519 {
-		if err := chain.WriteKeyFile(pub, k.VerifierKey()); err != nil {
+	if a == key.Ed25519 {
+		if err := k.Verifying().WriteFile(pub); err != nil {
 			os.Remove(*out) // we created it above; leave no half pair
 			return err
 		}
@@ -132,8 +130,8 @@ func defaultKeyID(path string) string {
 		return -1
 	}, base)
 	id = strings.Trim(id, ".")
-	if len(id) > token.MaxKeyIDBytes {
-		id = id[:token.MaxKeyIDBytes]
+	if len(id) > key.MaxIDBytes {
+		id = id[:key.MaxIDBytes]
 	}
 	if id == "" {
 		var b [4]byte
@@ -143,65 +141,53 @@ func defaultKeyID(path string) string {
 	return id
 }
 
-// checkKeyID accepts ids that both tickets (printable ASCII, no space, at
-// most token.MaxKeyIDBytes) and signed-note key names (no '+') accept.
-func checkKeyID(id string) error {
-	if id == "" || len(id) > token.MaxKeyIDBytes {
-		return usageErr("key id must be 1 to %d bytes", token.MaxKeyIDBytes)
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; c <= ' ' || c > '~' || c == '+' {
-			// The id is not quoted: it may be anything pasted, even a key.
-			return usageErr("key id: use printable ASCII without spaces or '+' (byte %d is not)", i)
-		}
-	}
-	return nil
-}
-
-// readKey reads a key file in the chain key format. A holder JWK (or any
-// other file that is not a key string) is named for what it is, never
-// quoted.
-func readKey(path, flagName string) (*chain.Key, error) {
+// readKey reads a key file that verifies (key.ReadVerifyingFile): a
+// public key file, or a secret one. A holder JWK (or any other file that
+// is not a key string) is named for what it is, never quoted.
+func readKey(path, flagName string) (*key.Verifying, error) {
 	if path == "" {
 		return nil, usageErr("%s PATH is required", flagName)
 	}
-	k, err := chain.ReadKeyFile(path)
-	if err != nil {
-		if errors.Is(err, chain.ErrMalformedKey) {
-			if b, rerr := readFile(path, "key file"); rerr == nil {
-				if werr := wrongKeyFile(path, flagName, sniffKey(b)); werr != nil {
-					return nil, werr
-				}
-			}
-		}
-		return nil, err
-	}
-	return k, nil
+	k, err := key.ReadVerifyingFile(path)
+	return k, explainKeyErr(path, flagName, err)
 }
 
-// mintingKey turns a key file into a ticket root key that can mint.
-func mintingKey(path string) (*token.SigningKey, error) {
-	k, err := readKey(path, "--key")
-	if err != nil {
-		return nil, err
+// readSigningKey reads a secret key file (key.ReadSigningFile), as readKey
+// does.
+func readSigningKey(path, flagName, what string) (*key.Signing, error) {
+	if path == "" {
+		return nil, usageErr("%s PATH is required", flagName)
 	}
-	if !k.CanSign() {
-		return nil, fail(exitUsage, fmt.Errorf("%s holds a public key: minting needs the secret key file", path),
+	k, err := key.ReadSigningFile(path)
+	if errors.Is(err, key.ErrPublic) {
+		return nil, fail(exitUsage, fmt.Errorf("%s holds a public key: %s needs the secret key file", path, what),
 			"pass the file keygen wrote to --out, not the .pub file")
 	}
-	switch k.Alg() {
-	case chain.AlgHMACSHA256:
-		return token.NewHMACKey(k.Name(), k.HMACSecret())
-	case chain.AlgEd25519:
-		return token.NewEd25519Key(k.Name(), k.Ed25519PrivateKey())
-	}
-	return nil, usageErr("%s: unsupported key algorithm %v", path, k.Alg())
+	return k, explainKeyErr(path, flagName, err)
 }
 
-// keysOf returns the verifying key in the file at path (see
-// verifyingKey) and a keyring holding it alone.
-func keysOf(path string) (*token.VerifyingKey, *token.Keyring, error) {
-	vk, err := verifyingKey(path)
+// explainKeyErr names a file of the wrong kind (a holder JWK where a
+// keygen key is wanted) instead of the parser's error.
+func explainKeyErr(path, flagName string, err error) error {
+	if errors.Is(err, key.ErrMalformed) {
+		if b, rerr := readFile(path, "key file"); rerr == nil {
+			if werr := wrongKeyFile(path, flagName, sniffKey(b)); werr != nil {
+				return werr
+			}
+		}
+	}
+	return err
+}
+
+// mintingKey reads a ticket root key that can mint.
+func mintingKey(path string) (*key.Signing, error) {
+	return readSigningKey(path, "--key", "minting")
+}
+
+// keysOf returns the verifying key in the file at path (a public or
+// secret key file) and a keyring holding it alone.
+func keysOf(path string) (*key.Verifying, *token.Keyring, error) {
+	vk, err := readKey(path, "--key")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,24 +196,4 @@ func keysOf(path string) (*token.VerifyingKey, *token.Keyring, error) {
 		return nil, nil, err
 	}
 	return vk, keys, nil
-}
-
-// verifyingKey turns a key file into a ticket verifying key: the HMAC
-// secret, or the Ed25519 public key (from a public or private key file).
-func verifyingKey(path string) (*token.VerifyingKey, error) {
-	k, err := readKey(path, "--key")
-	if err != nil {
-		return nil, err
-	}
-	switch k.Alg() {
-	case chain.AlgHMACSHA256:
-		sk, err := token.NewHMACKey(k.Name(), k.HMACSecret())
-		if err != nil {
-			return nil, err
-		}
-		return sk.Verifying(), nil
-	case chain.AlgEd25519:
-		return token.NewEd25519PublicKey(k.Name(), k.PublicKey())
-	}
-	return nil, usageErr("%s: unsupported key algorithm %v", path, k.Alg())
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/mcp"
 	"github.com/tickettool/tickettool/token"
 )
@@ -186,7 +187,7 @@ func signalStop(s os.Signal) error {
 // with the hints verify gives and, for tools of other servers, the
 // --server-name to pass; qualified tools and no --server-name at all is a
 // usage error (exit status 2).
-func startFailure(err error, t *token.Ticket, vk *token.VerifyingKey, serverName string) error {
+func startFailure(err error, t *token.Ticket, vk *key.Verifying, serverName string) error {
 	var se *mcp.StartError
 	if !errors.As(err, &se) {
 		return fail(exitRefused, err)

@@ -150,11 +150,7 @@ func runAttenuate(e *env, args []string) error {
 		}
 		var opts token.Options
 		if *holderKey != "" {
-			k, err := readHolderKey(*holderKey, "--holder-key")
-			if err != nil {
-				return err
-			}
-			if opts.Holder, err = holderSigner(k); err != nil {
+			if opts.Holder, err = readHolderKey(*holderKey, "--holder-key"); err != nil {
 				return err
 			}
 		}

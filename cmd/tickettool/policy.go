@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/verify"
 )
 
@@ -51,8 +51,8 @@ func (p *policy) options() (verify.Options, error) {
 	}
 	if p.modes != "" {
 		for s := range strings.SplitSeq(p.modes, ",") {
-			m, err := token.ParseMode(s)
-			if err != nil {
+			m, err := key.ParseAlg(s)
+			if err != nil || m == key.ES256 {
 				return o, usageErr("--modes %q: want hmac, ed25519 or hmac,ed25519", p.modes)
 			}
 			o.Modes = append(o.Modes, m)

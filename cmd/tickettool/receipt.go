@@ -193,12 +193,9 @@ func runReceiptCheckpoint(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	k, err := readKey(*keyPath, "--key")
+	k, err := readSigningKey(*keyPath, "--key", "signing a checkpoint")
 	if err != nil {
 		return err
-	}
-	if !k.CanSign() {
-		return fail(exitUsage, fmt.Errorf("%s holds a public key: signing a checkpoint needs the secret key file", *keyPath))
 	}
 	if _, err := os.Stat(path); err != nil {
 		return logFileErr(path, err)

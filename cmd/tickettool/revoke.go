@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	guardpkg "github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -55,7 +56,7 @@ func runRevoke(e *env, args []string) error {
 		return fail(exitUsage, errors.New("revoke takes at least one TARGET: a ticket, or FAMILY:BLOCK"),
 			"run 'tickettool revoke -h' for usage")
 	}
-	var vk *token.VerifyingKey
+	var vk *key.Verifying
 	revs := make([]guardpkg.Revocation, 0, len(pos))
 	for _, arg := range pos {
 		r, err := e.revokeTarget(arg, *keyPath, &vk)
@@ -86,7 +87,7 @@ func runRevoke(e *env, args []string) error {
 // revokeTarget parses one TARGET into a revocation. A ticket's block ids
 // come from its chain verified under the key in keyPath, read into *vk on
 // first need.
-func (e *env) revokeTarget(arg, keyPath string, vk **token.VerifyingKey) (guardpkg.Revocation, error) {
+func (e *env) revokeTarget(arg, keyPath string, vk **key.Verifying) (guardpkg.Revocation, error) {
 	if f, b, ok := strings.Cut(arg, ":"); ok && !strings.HasPrefix(arg, token.Prefix) {
 		family, err1 := token.ParseBlockID(f)
 		block, err2 := token.ParseBlockID(b)
@@ -108,7 +109,7 @@ func (e *env) revokeTarget(arg, keyPath string, vk **token.VerifyingKey) (guardp
 			return guardpkg.Revocation{}, fail(exitUsage, errors.New("revoking a ticket needs --key PATH, the root key"),
 				"or give the target as FAMILY:BLOCK, the block ids 'tickettool verify --ids' prints")
 		}
-		if *vk, err = verifyingKey(keyPath); err != nil {
+		if *vk, err = readKey(keyPath, "--key"); err != nil {
 			return guardpkg.Revocation{}, err
 		}
 	}

@@ -49,7 +49,7 @@ func cmdCharge(ts *testscript.TestScript, neg bool, args []string) {
 	st, _, err := openStore(ctx, location)
 	ts.Check(err)
 	defer st.Close()
-	vk, err := verifyingKey(ts.MkAbs(args[1]))
+	vk, err := readKey(ts.MkAbs(args[1]), "--key")
 	ts.Check(err)
 	keys, err := token.NewKeyring(vk)
 	ts.Check(err)
@@ -106,7 +106,7 @@ func TestRevokeRefusesAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	vk, err := verifyingKey(key)
+	vk, err := readKey(key, "--key")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestFamilyExpiry(t *testing.T) {
 	dir := t.TempDir()
 	key := filepath.Join(dir, "root.key")
 	tt(t, 0, "keygen", "--alg", "ed25519", "--kid", "root", "--out", key)
-	vk, err := verifyingKey(key + ".pub")
+	vk, err := readKey(key+".pub", "--key")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -116,7 +117,7 @@ func runVerify(e *env, args []string) error {
 
 // decideCall checks the call the flags describe through a Guard over cfg
 // (with receipts when asked) and prints the decision.
-func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk *token.VerifyingKey, cfg guard.Config, now time.Time) error {
+func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk *key.Verifying, cfg guard.Config, now time.Time) error {
 	req, err := a.request(e)
 	if err != nil {
 		return err
@@ -142,12 +143,9 @@ func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk 
 
 // openReceipts opens (or creates) a receipt log for appending.
 func openReceipts(path, keyPath string) (*chain.Log, error) {
-	k, err := readKey(keyPath, "--receipt-key")
+	k, err := readSigningKey(keyPath, "--receipt-key", "signing receipts")
 	if err != nil {
 		return nil, err
-	}
-	if !k.CanSign() {
-		return nil, fail(exitUsage, fmt.Errorf("%s holds a public key: signing receipts needs the secret key file", keyPath))
 	}
 	log, err := chain.Open(path, k, receiptOrigin)
 	if err != nil {
@@ -168,7 +166,7 @@ type verdict struct {
 // refusal on its own line and (with ids) every block id; as JSON, one
 // object. A refusal is printed there only: the error it returns (exit
 // status 1) adds the hints on stderr as text, and nothing under JSON.
-func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.Decision, v verdict) error {
+func printDecision(e *env, t *token.Ticket, vk *key.Verifying, d *verify.Decision, v verdict) error {
 	outcome := v.yes
 	var hints []string
 	if !d.Allowed {
@@ -204,15 +202,15 @@ func printDecision(e *env, t *token.Ticket, vk *token.VerifyingKey, d *verify.De
 }
 
 // refusalHint says what a person can do about a refusal, when that helps.
-func refusalHint(t *token.Ticket, vk *token.VerifyingKey, r verify.Refusal, noProof bool) string {
+func refusalHint(t *token.Ticket, vk *key.Verifying, r verify.Refusal, noProof bool) string {
 	switch {
 	case r.Check == verify.CheckKey && t.UnverifiedKeyID() == vk.ID():
-		return fmt.Sprintf("--modes does not accept the key's mode, %s: add it to --modes, or pass a key of an accepted mode", vk.Mode())
+		return fmt.Sprintf("--modes does not accept the key's mode, %s: add it to --modes, or pass a key of an accepted mode", vk.Alg())
 	case r.Check == verify.CheckKey:
 		return fmt.Sprintf("the ticket names key id %q and --key holds %q: pass the key the ticket was minted under", t.UnverifiedKeyID(), vk.ID())
 	case r.Check == verify.CheckMode:
 		return fmt.Sprintf("the key decides the mode: --key is an %s key, the ticket says %s; pass the %s key with that id",
-			vk.Mode(), t.UnverifiedMode(), t.UnverifiedMode())
+			vk.Alg(), t.UnverifiedAlg(), t.UnverifiedAlg())
 	case r.Check == verify.CheckChain:
 		return "the ticket was altered after it was made, or was minted under another key with the same id"
 	case r.Check == verify.CheckDPoP && noProof:

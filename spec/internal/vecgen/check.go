@@ -10,8 +10,9 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
-	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/key"
 )
 
 // Labels of spec/FORMAT.md §4, written out again here on purpose.
@@ -54,7 +55,7 @@ func hexAll(bs [][]byte) []string {
 // intermediate recomputes the chain of data (a valid ticket's CBOR) from
 // the spec alone and returns its intermediate values. It fails when the
 // ticket's own tags or signatures differ from the recomputation.
-func intermediate(data []byte, k *token.SigningKey) (*Intermediate, error) {
+func intermediate(data []byte, k *key.Signing) (*Intermediate, error) {
 	var w wire.Ticket
 	if err := cbor.Unmarshal(data, &w); err != nil {
 		return nil, err
@@ -65,8 +66,8 @@ func intermediate(data []byte, k *token.SigningKey) (*Intermediate, error) {
 	}
 	im := &Intermediate{Blocks: hexAll(w.Blocks)}
 	var ids [][]byte
-	if k.Mode() == token.ModeHMAC {
-		kk := mac(k.HMACSecret(), []byte(lKey), wb.ID)
+	if k.Alg() == key.HMACSHA256 {
+		kk := mac(fixedkey.Secret(k), []byte(lKey), wb.ID)
 		im.DerivedKey = hex.EncodeToString(kk)
 		var tags [][]byte
 		t := kk
@@ -87,7 +88,7 @@ func intermediate(data []byte, k *token.SigningKey) (*Intermediate, error) {
 			return nil, fmt.Errorf("vecgen: tail tag differs from the spec")
 		}
 	} else {
-		pub := k.Verifying().Ed25519Public()
+		pub := fixedkey.Public(k.Verifying())
 		var prev []byte
 		for i, b := range w.Blocks {
 			msg := append(append([]byte(lEBlock), prev...), b...)

@@ -11,6 +11,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/token"
 )
@@ -139,7 +140,7 @@ func (g *gen) rebindBlock0(jwk cbor.RawMessage, sig []byte) wire.Ticket {
 	g.fail(cbor.Unmarshal(w.Blocks[0], &b0))
 	b0.Caveats, b0.Rebind = g.rawCaveats(cs), jwk
 	b := g.blockBytes(b0)
-	k := mac(g.keys["root-h"].HMACSecret(), []byte(lKey), b0.ID)
+	k := mac(fixedkey.Secret(g.keys["root-h"]), []byte(lKey), b0.ID)
 	return wire.Ticket{Version: 1, Blocks: [][]byte{b}, Tail: mac(k, []byte(lHBlock), b), Holder: map[uint64][]byte{0: sig}}
 }
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -38,7 +40,7 @@ func (g *gen) forged() {
 
 	// The RS256→HS256 confusion: an HMAC ticket keyed with the Ed25519 root
 	// public key's bytes, under that key's id.
-	confused, err := token.NewHMACKey("root-e", g.keys["root-e"].Verifying().Ed25519Public())
+	confused, err := key.NewHMAC("root-e", fixedkey.Public(g.keys["root-e"].Verifying()))
 	g.fail(err)
 	if err == nil {
 		t, err := mintFixed("confused", confused, g.caveats("tools=read_file"), nil)
@@ -176,7 +178,7 @@ func (g *gen) rawTicket(key, seed string, caveats map[uint64][]byte) string {
 }
 
 func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire.Ticket {
-	secret := g.keys[key].HMACSecret()
+	secret := fixedkey.Secret(g.keys[key])
 	id := make([]byte, 16)
 	detrand.New(seed).Read(id)
 	wb := wire.Block{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}

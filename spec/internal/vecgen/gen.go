@@ -2,14 +2,19 @@ package vecgen
 
 import (
 	"crypto"
+	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -17,15 +22,16 @@ import (
 var Now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 type gen struct {
-	file    File
-	keys    map[string]*token.SigningKey
-	holders map[string]crypto.Signer
-	err     error
+	file         File
+	keys         map[string]*key.Signing
+	holders      map[string]crypto.Signer // private keys, for signing by hand
+	holderOfName map[string]*key.Holder
+	err          error
 }
 
 // Generate returns the vectors file, byte for byte as committed.
 func Generate() ([]byte, error) {
-	g := &gen{keys: map[string]*token.SigningKey{}, holders: map[string]crypto.Signer{}}
+	g := &gen{keys: map[string]*key.Signing{}, holders: map[string]crypto.Signer{}, holderOfName: map[string]*key.Holder{}}
 	g.file = File{
 		Description: "tickettool ticket format v1 test vectors (spec/FORMAT.md). Every key and random value " +
 			"is fixed; `go generate ./spec` regenerates this file byte for byte. Run them as spec/README.md says.",
@@ -64,38 +70,34 @@ func (g *gen) fail(err error) {
 }
 
 func (g *gen) rootKeys() {
-	h, err := rootKey("spec hmac root", "root-h", token.ModeHMAC)
+	h, err := rootKey("spec hmac root", "root-h", key.HMACSHA256)
 	g.fail(err)
-	e, err := rootKey("spec ed25519 root", "root-e", token.ModeEd25519)
+	e, err := rootKey("spec ed25519 root", "root-e", key.Ed25519)
 	g.fail(err)
 	if g.err != nil {
 		return
 	}
 	g.keys["root-h"], g.keys["root-e"] = h, e
-	g.file.Keys["root-h"] = Key{Mode: "hmac", Secret: hex.EncodeToString(h.HMACSecret())}
-	g.file.Keys["root-e"] = Key{Mode: "ed25519", Seed: hex.EncodeToString(e.Ed25519Private().Seed()),
-		Public: hex.EncodeToString(e.Verifying().Ed25519Public())}
+	g.file.Keys["root-h"] = Key{Mode: "hmac", Secret: hex.EncodeToString(fixedkey.Secret(h))}
+	g.file.Keys["root-e"] = Key{Mode: "ed25519", Seed: hex.EncodeToString(ed25519.PrivateKey(fixedkey.Secret(e)).Seed()),
+		Public: hex.EncodeToString(fixedkey.Public(e.Verifying()))}
 }
 
 func (g *gen) holderKeys() {
 	for _, name := range []string{"alice", "bob", "mallory", "carol"} {
-		alg := "EdDSA"
+		alg, jws := key.Ed25519, jose.EdDSA
 		if name == "carol" {
-			alg = "ES256"
+			alg, jws = key.ES256, jose.ES256
 		}
-		k, err := holderKey("spec holder "+name, alg)
+		k, h, err := holderKey("spec holder "+name, alg)
 		g.fail(err)
 		if err != nil {
 			return
 		}
-		priv, err := dpop.MarshalPrivateJWK(k)
+		priv, err := jose.JSONWebKey{Key: k, Algorithm: string(jws)}.MarshalJSON()
 		g.fail(err)
-		pub, err := dpop.MarshalPublicJWK(k.Public())
-		g.fail(err)
-		jkt, err := dpop.ThumbprintOf(k.Public())
-		g.fail(err)
-		g.holders[name] = k
-		g.file.Holders[name] = Holder{PrivateJWK: string(priv), PublicJWK: string(pub), JKT: jkt}
+		g.holders[name], g.holderOfName[name] = k, h
+		g.file.Holders[name] = Holder{PrivateJWK: string(priv), PublicJWK: string(h.Public().JWK()), JKT: h.Thumbprint()}
 	}
 }
 
@@ -161,14 +163,12 @@ func (g *gen) proof(holder string, t *token.Ticket, jti string) *DPoP {
 	if g.err != nil {
 		return nil
 	}
-	p, err := dpop.Make(g.holders[holder], "POST", "mcp://workspace/read_file",
+	p, err := dpop.Make(g.holderOfName[holder], "POST", "mcp://workspace/read_file",
 		dpop.MakeOptions{AccessToken: t.String(), IssuedAt: Now, JTI: jti})
 	g.fail(err)
 	return &DPoP{Proof: p, Method: "POST", URI: "mcp://workspace/read_file"}
 }
 
-func (g *gen) signer(name string) *dpop.HolderSigner {
-	s, err := dpop.NewHolderSigner(g.holders[name])
-	g.fail(err)
-	return s
+func (g *gen) signer(name string) *key.Holder {
+	return g.holderOfName[name]
 }

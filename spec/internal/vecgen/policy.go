@@ -1,6 +1,8 @@
 package vecgen
 
 import (
+	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -91,7 +93,7 @@ func (g *gen) keysAndModes() {
 
 	// An HMAC ticket keyed with the Ed25519 root's public key, naming it
 	// (as hmac/mode-confusion): what decides "accepted" is the key's mode.
-	confused, err := token.NewHMACKey("root-e", g.keys["root-e"].Verifying().Ed25519Public())
+	confused, err := key.NewHMAC("root-e", fixedkey.Public(g.keys["root-e"].Verifying()))
 	g.fail(err)
 	if err != nil {
 		return
@@ -103,7 +105,7 @@ func (g *gen) keysAndModes() {
 	add("mode/hmac-ticket-ed25519-key", "only ed25519 accepted, the key is ed25519, the ticket says hmac: mode, block 0",
 		[]string{"root-e"}, &Options{Modes: []string{"ed25519"}}, ct, req().want(ref("mode", 0, "")))
 
-	ek, err := rootKey("spec ed25519 impostor", "root-h", token.ModeEd25519)
+	ek, err := rootKey("spec ed25519 impostor", "root-h", key.Ed25519)
 	g.fail(err)
 	if err != nil {
 		return

@@ -12,11 +12,12 @@ import (
 	"slices"
 
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/key"
 )
 
 // VerifierKey returns the key a verifier holds for id: the public key
 // alone for Ed25519, the secret for HMAC.
-func (f *ReceiptFile) VerifierKey(id string) (*chain.Key, error) {
+func (f *ReceiptFile) VerifierKey(id string) (*key.Verifying, error) {
 	k, ok := f.Keys[id]
 	if !ok {
 		return nil, fmt.Errorf("no receipt key %q", id)
@@ -24,25 +25,29 @@ func (f *ReceiptFile) VerifierKey(id string) (*chain.Key, error) {
 	switch k.Alg {
 	case "ed25519":
 		pub, _ := hex.DecodeString(k.Public)
-		return chain.NewEd25519PublicKey(k.Name, pub)
+		return key.NewEd25519Public(k.Name, pub)
 	case "hmac-sha256":
-		secret, _ := hex.DecodeString(k.Secret)
-		return chain.NewHMACKey(k.Name, secret)
+		sk, err := f.signingKey(id)
+		if err != nil {
+			return nil, err
+		}
+		return sk.Verifying(), nil
 	}
 	return nil, fmt.Errorf("receipt key %q: unknown alg %q", id, k.Alg)
 }
 
 // signingKey returns the key that signs for id.
-func (f *ReceiptFile) signingKey(id string) (*chain.Key, error) {
+func (f *ReceiptFile) signingKey(id string) (*key.Signing, error) {
 	k := f.Keys[id]
-	if k.Alg != "ed25519" {
-		return f.VerifierKey(id)
+	if k.Alg == "hmac-sha256" {
+		secret, _ := hex.DecodeString(k.Secret)
+		return key.NewHMAC(k.Name, secret)
 	}
 	seed, _ := hex.DecodeString(k.Seed)
 	if len(seed) != ed25519.SeedSize {
 		return nil, fmt.Errorf("receipt key %q: bad seed", id)
 	}
-	return chain.NewEd25519Key(k.Name, ed25519.NewKeyFromSeed(seed))
+	return key.NewEd25519(k.Name, ed25519.NewKeyFromSeed(seed))
 }
 
 // RunLog checks a valid log against package chain: every record decodes
@@ -116,7 +121,7 @@ func (f *ReceiptFile) RunLog(l *ReceiptLog) error {
 // VerifyCheckpointBytes, Scan) and, when dir is not empty, from a log file
 // written there (Verify, VerifyCheckpoint).
 func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
-	key, err := f.VerifierKey(c.Key)
+	kid, err := f.VerifierKey(c.Key)
 	if err != nil {
 		return err
 	}
@@ -124,7 +129,7 @@ func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
 	if err != nil {
 		return err
 	}
-	sum, err := chain.VerifyBytes(data, key, f.Origin)
+	sum, err := chain.VerifyBytes(data, kid, f.Origin)
 	if err := c.Expect.checkVerify(sum, err); err != nil {
 		return fmt.Errorf("chain.VerifyBytes: %w", err)
 	}
@@ -132,7 +137,7 @@ func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
 		return err
 	}
 	if c.Checkpoint != "" {
-		_, err := chain.VerifyCheckpointBytes(data, []byte(c.Checkpoint), key, f.Origin)
+		_, err := chain.VerifyCheckpointBytes(data, []byte(c.Checkpoint), kid, f.Origin)
 		if err := c.Expect.checkCheckpoint(err); err != nil {
 			return fmt.Errorf("chain.VerifyCheckpointBytes: %w", err)
 		}
@@ -146,12 +151,12 @@ func (f *ReceiptFile) RunCase(c *ReceiptCase, dir string) error {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return err
 	}
-	sum, err = chain.Verify(path, key, f.Origin)
+	sum, err = chain.Verify(path, kid, f.Origin)
 	if err := c.Expect.checkVerify(sum, err); err != nil {
 		return fmt.Errorf("chain.Verify: %w", err)
 	}
 	if c.Checkpoint != "" {
-		_, err := chain.VerifyCheckpoint(path, []byte(c.Checkpoint), key, f.Origin)
+		_, err := chain.VerifyCheckpoint(path, []byte(c.Checkpoint), kid, f.Origin)
 		if err := c.Expect.checkCheckpoint(err); err != nil {
 			return fmt.Errorf("chain.VerifyCheckpoint: %w", err)
 		}

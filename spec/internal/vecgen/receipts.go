@@ -9,11 +9,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
+	"github.com/tickettool/tickettool/key"
 )
 
 // ReceiptOrigin is the origin of every receipt log in the vectors.
@@ -27,7 +28,7 @@ var ReceiptBase = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 type rgen struct {
 	file ReceiptFile
-	keys map[string]*chain.Key
+	keys map[string]*key.Signing
 	err  error
 }
 
@@ -43,15 +44,15 @@ func (g *rgen) fail(err error) {
 // generator fails if package chain disagrees with any vector.
 func GenerateReceipts() ([]byte, error) {
 	oh := sha256.Sum256([]byte("tickettool/v1 receipt origin\x00" + ReceiptOrigin))
-	g := &rgen{keys: map[string]*chain.Key{}, file: ReceiptFile{
+	g := &rgen{keys: map[string]*key.Signing{}, file: ReceiptFile{
 		Description: "tickettool receipt log v1 test vectors (chain/FORMAT.md). Every key and time is fixed; " +
 			"`go generate ./spec` regenerates this file byte for byte. Run them as spec/README.md says.",
 		Origin: ReceiptOrigin, OriginHash: hex.EncodeToString(oh[:]), Keys: map[string]ReceiptKey{},
 	}}
-	g.key("ed25519", chain.AlgEd25519, "spec receipt ed25519")
-	g.key("hmac", chain.AlgHMACSHA256, "spec receipt hmac")
-	g.key("ed25519-other", chain.AlgEd25519, "spec receipt ed25519 other")
-	g.key("hmac-other", chain.AlgHMACSHA256, "spec receipt hmac other")
+	g.key("ed25519", key.Ed25519, "spec receipt ed25519")
+	g.key("hmac", key.HMACSHA256, "spec receipt hmac")
+	g.key("ed25519-other", key.Ed25519, "spec receipt ed25519 other")
+	g.key("hmac-other", key.HMACSHA256, "spec receipt hmac other")
 	for _, k := range []string{"ed25519", "hmac"} {
 		log := g.validLog(k)
 		g.tampered(k, log)
@@ -68,41 +69,54 @@ func GenerateReceipts() ([]byte, error) {
 
 // key derives a key from a fixed label: its Ed25519 seed or HMAC secret
 // is SHA-256(label || 0^8) (detrand's first block), taken directly rather
-// than through chain.GenerateKey and internal/randsrc, for how
-// GenerateKey consumes randomness is not a promise.
-func (g *rgen) key(id string, alg chain.Alg, label string) {
+// than through key.Generate and internal/randsrc, for how
+// Generate consumes randomness is not a promise.
+func (g *rgen) key(id string, alg key.Alg, label string) {
 	secret := make([]byte, 32)
 	detrand.New(label).Read(secret)
-	var k *chain.Key
+	var k *key.Signing
 	var err error
-	if alg == chain.AlgEd25519 {
-		k, err = chain.NewEd25519Key(receiptKeyName, ed25519.NewKeyFromSeed(secret))
+	if alg == key.Ed25519 {
+		k, err = key.NewEd25519(receiptKeyName, ed25519.NewKeyFromSeed(secret))
 	} else {
-		k, err = chain.NewHMACKey(receiptKeyName, secret)
+		k, err = key.NewHMAC(receiptKeyName, secret)
 	}
 	if err != nil {
 		g.fail(err)
 		return
 	}
 	g.keys[id] = k
-	rk := ReceiptKey{Alg: alg.String(), Name: k.Name(), KeyHash: fmt.Sprintf("%08x", k.KeyHash())}
-	var want uint32
-	if alg == chain.AlgEd25519 {
-		rk.Seed = hex.EncodeToString(k.Ed25519PrivateKey().Seed())
-		rk.Public = hex.EncodeToString(k.PublicKey())
-		vk, err := chain.FormatKey(k.VerifierKey())
+	nv, err := k.Verifying().NoteVerifier()
+	if err != nil {
 		g.fail(err)
-		rk.VerifierKey = strings.TrimSuffix(vk, "\n")
-		want = noteKeyHash(k.Name(), append([]byte{1}, k.PublicKey()...))
-	} else {
-		rk.Secret = hex.EncodeToString(k.HMACSecret())
-		id := sha256.Sum256(append([]byte("tickettool/v1 hmac key id\x00"), k.HMACSecret()...))
-		want = noteKeyHash(k.Name(), append([]byte("\xfftickettool/v1 hmac-sha256"), id[:]...))
+		return
 	}
-	if want != k.KeyHash() {
-		g.fail(fmt.Errorf("vecgen: receipt key %s: key hash %08x, FORMAT.md §3 gives %08x", id, k.KeyHash(), want))
+	rk := ReceiptKey{Alg: algName(alg), Name: k.ID(), KeyHash: fmt.Sprintf("%08x", nv.KeyHash())}
+	var want uint32
+	if alg == key.Ed25519 {
+		pub := ed25519.NewKeyFromSeed(secret).Public().(ed25519.PublicKey)
+		rk.Seed = hex.EncodeToString(secret)
+		rk.Public = hex.EncodeToString(pub)
+		rk.VerifierKey = k.Verifying().String()
+		want = noteKeyHash(k.ID(), append([]byte{1}, pub...))
+	} else {
+		rk.Secret = hex.EncodeToString(secret)
+		id := sha256.Sum256(append([]byte("tickettool/v1 hmac key id\x00"), secret...))
+		want = noteKeyHash(k.ID(), append([]byte("\xfftickettool/v1 hmac-sha256"), id[:]...))
+	}
+	if want != nv.KeyHash() {
+		g.fail(fmt.Errorf("vecgen: receipt key %s: key hash %08x, FORMAT.md §3 gives %08x", id, nv.KeyHash(), want))
 	}
 	g.file.Keys[id] = rk
+}
+
+// algName is the receipt vectors' name of an algorithm (field 15 of a
+// record, chain/FORMAT.md §1): "ed25519" or "hmac-sha256".
+func algName(a key.Alg) string {
+	if a == key.HMACSHA256 {
+		return "hmac-sha256"
+	}
+	return a.String()
 }
 
 func noteKeyHash(name string, typeAndKey []byte) uint32 {
@@ -112,8 +126,8 @@ func noteKeyHash(name string, typeAndKey []byte) uint32 {
 
 // sign returns the record's bytes, signed per FORMAT.md §1.1 with the
 // standard library, and checks chain.Record.Marshal agrees.
-func (g *rgen) sign(key string, r *chain.Record) (input, rec []byte) {
-	input, rec = g.signRaw(key, r)
+func (g *rgen) sign(kid string, r *chain.Record) (input, rec []byte) {
+	input, rec = g.signRaw(kid, r)
 	if b, err := r.Marshal(); input != nil && (err != nil || !bytes.Equal(b, rec)) {
 		g.fail(fmt.Errorf("vecgen: record %d: chain.Marshal disagrees with FORMAT.md §1.1 (%v)", r.Seq, err))
 	}
@@ -122,18 +136,18 @@ func (g *rgen) sign(key string, r *chain.Record) (input, rec []byte) {
 
 // signRaw is sign without asking package chain to encode the record, for
 // records chain must refuse (over 16384 bytes).
-func (g *rgen) signRaw(key string, r *chain.Record) (input, rec []byte) {
-	k := g.keys[key]
+func (g *rgen) signRaw(kid string, r *chain.Record) (input, rec []byte) {
+	k := g.keys[kid]
 	r.Alg, r.Sig = k.Alg(), nil
 	input, err := r.SigningInput()
 	if err != nil {
 		g.fail(err)
 		return nil, nil
 	}
-	if k.Alg() == chain.AlgEd25519 {
-		r.Sig = ed25519.Sign(k.Ed25519PrivateKey(), input)
+	if k.Alg() == key.Ed25519 {
+		r.Sig = ed25519.Sign(ed25519.PrivateKey(fixedkey.Secret(k)), input)
 	} else {
-		m := hmac.New(sha256.New, k.HMACSecret())
+		m := hmac.New(sha256.New, fixedkey.Secret(k))
 		m.Write(input)
 		r.Sig = m.Sum(nil)
 	}
@@ -171,11 +185,11 @@ func receiptRecords() []chain.Record {
 
 // chainRecords signs rs into a log under key from prev; it returns the
 // records' bytes.
-func (g *rgen) chainRecords(key string, rs []chain.Record, prev [32]byte, seq uint64) [][]byte {
+func (g *rgen) chainRecords(kid string, rs []chain.Record, prev [32]byte, seq uint64) [][]byte {
 	var out [][]byte
 	for _, r := range rs {
 		r.Seq, r.Prev = seq, prev
-		_, b := g.sign(key, &r)
+		_, b := g.sign(kid, &r)
 		out = append(out, b)
 		prev, seq = sha256.Sum256(b), seq+1
 	}

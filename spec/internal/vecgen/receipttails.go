@@ -14,31 +14,31 @@ import (
 // tails adds the cases that pin the torn-tail rule of chain/FORMAT.md §2:
 // a map cut short only while its bytes are a canonical prefix, no complete
 // record after it, and exactly 8 record-like offsets examined.
-func (g *rgen) tails(key string, b *built, add adder, brk func(int64, bool) *ReceiptBreak) {
+func (g *rgen) tails(kid string, b *built, add adder, brk func(int64, bool) *ReceiptBreak) {
 	n := int64(len(b.records))
 	rs := b.records
 	last := rs[n-1]
 	if last[1] != 0x01 || last[2] >= 0x18 {
-		g.fail(fmt.Errorf("vecgen: %s: the last record does not start with a one-byte seq", key))
+		g.fail(fmt.Errorf("vecgen: %s: the last record does not start with a one-byte seq", kid))
 		return
 	}
 	noKey := slices.Concat(slices.Concat(rs[:n-1]...), last[:3], []byte{0xff})
 	add("cut-then-no-key", "the last record cut after its map head and seq, then a byte 0xff that cannot start a map key: "+
-		"not a map cut short (its bytes are no canonical prefix), so broken, not torn", key, noKey, "",
+		"not a map cut short (its bytes are no canonical prefix), so broken, not torn", kid, noKey, "",
 		ReceiptExpect{Break: brk(n-1, false), ScanRecords: n - 1})
 
 	// Record n-2's signature length raised to 255: it runs into record
 	// n-1 and is cut short by the end of the file, but record n-1, a
 	// complete record, starts inside it.
 	swallow := slices.Clone(rs[n-2])
-	sig := len(swallow) - b.sigLen(key) - 2
+	sig := len(swallow) - b.sigLen(kid) - 2
 	if swallow[sig] != 0x58 || int(swallow[sig+1])+len(last) >= 0xff {
-		g.fail(fmt.Errorf("vecgen: %s: cannot build the swallowed-record case", key))
+		g.fail(fmt.Errorf("vecgen: %s: cannot build the swallowed-record case", kid))
 		return
 	}
 	swallow[sig+1] = 0xff
 	add("swallowed-record", "record 7's signature length changed to 255, so that it claims record 8's bytes and is cut short "+
-		"by the end of the file: a complete record starts inside it, so broken, not torn", key,
+		"by the end of the file: a complete record starts inside it, so broken, not torn", kid,
 		slices.Concat(slices.Concat(rs[:n-2]...), swallow, last), "", ReceiptExpect{Break: brk(n-2, false), ScanRecords: n - 2})
 
 	// A map cut short (a byte string of 4095 bytes announced) holding k
@@ -50,14 +50,14 @@ func (g *rgen) tails(key string, b *built, add adder, brk func(int64, bool) *Rec
 			name, verdict = "nine-record-like", "broken: more record-like offsets than the 8 a verifier examines"
 		}
 		add(name, fmt.Sprintf("after the last record, a map cut short that holds %d record-like offsets (a6 01 00): %s", k, verdict),
-			key, slices.Concat(b.log, tail), "",
+			kid, slices.Concat(b.log, tail), "",
 			ReceiptExpect{Break: &ReceiptBreak{Index: n, Offset: int64(len(b.log)), Torn: k == 8}, ScanRecords: n})
 	}
 }
 
 // sigLen is the signature length of key's records.
-func (b *built) sigLen(key string) int {
-	if strings.HasPrefix(key, "hmac") {
+func (b *built) sigLen(kid string) int {
+	if strings.HasPrefix(kid, "hmac") {
 		return 32
 	}
 	return 64
@@ -65,16 +65,16 @@ func (b *built) sigLen(key string) int {
 
 // checkpoints adds checkpoint cases that open or do not: cosigned (extra
 // signature lines are ignored), another origin, another key.
-func (g *rgen) checkpoints(key string, b *built, add adder) {
+func (g *rgen) checkpoints(kid string, b *built, add adder) {
 	n := int64(len(b.records))
-	c, err := chain.OpenCheckpoint([]byte(b.cp), g.keys[key], ReceiptOrigin)
+	c, err := chain.OpenCheckpoint([]byte(b.cp), g.keys[kid].Verifying(), ReceiptOrigin)
 	if err != nil {
 		g.fail(err)
 		return
 	}
 	h := sha256.Sum256(b.records[n-1])
 	ok := ReceiptExpect{Count: n, Head: hex.EncodeToString(h[:]), ScanRecords: n}
-	other := key + "-other"
+	other := kid + "-other"
 	byOther, err := chain.SignCheckpoint(c, g.keys[other])
 	g.fail(err)
 	body, ownSig, _ := strings.Cut(b.cp, "\n\n")
@@ -82,65 +82,65 @@ func (g *rgen) checkpoints(key string, b *built, add adder) {
 	cosigned := ok
 	cosigned.Checkpoint = "ok"
 	add("checkpoint-cosigned", "the valid log against its checkpoint signed first by another key of the same name, then by the log's key: "+
-		"signature lines of other keys are ignored", key, b.log, body+"\n\n"+otherSig+ownSig, cosigned)
+		"signature lines of other keys are ignored", kid, b.log, body+"\n\n"+otherSig+ownSig, cosigned)
 
 	invalid := ok
 	invalid.Checkpoint = "invalid"
 	add("checkpoint-other-key", "the valid log against its checkpoint signed only by another key of the same name: no signature by the log's key, invalid",
-		key, b.log, string(byOther), invalid)
+		kid, b.log, string(byOther), invalid)
 	oc := c
 	oc.Origin = "example.com/receipts/agent-2"
-	byKey, err := chain.SignCheckpoint(oc, g.keys[key])
+	byKey, err := chain.SignCheckpoint(oc, g.keys[kid])
 	g.fail(err)
 	add("checkpoint-other-origin", "the valid log against a checkpoint with its size, root and head, signed by its key, "+
-		"but for origin example.com/receipts/agent-2: invalid (not ok, truncated or forked)", key, b.log, string(byKey), invalid)
+		"but for origin example.com/receipts/agent-2: invalid (not ok, truncated or forked)", kid, b.log, string(byKey), invalid)
 }
 
 // emptySubject adds a valid one-record log whose subjects hold an empty
 // string: an entry may be empty, only an empty array is left out.
-func (g *rgen) emptySubject(key string, add adder) {
+func (g *rgen) emptySubject(kid string, add adder) {
 	recs := receiptRecords()
 	r := recs[3]
 	r.Time, r.Subjects = ReceiptBase, []string{"", "src/discount/rules.go"}
-	log := g.chainRecords(key, []chain.Record{r}, sha256.Sum256([]byte("tickettool/v1 receipt origin\x00"+ReceiptOrigin)), 0)
+	log := g.chainRecords(kid, []chain.Record{r}, sha256.Sum256([]byte("tickettool/v1 receipt origin\x00"+ReceiptOrigin)), 0)
 	if len(log) != 1 || !bytes.Contains(log[0], []byte{0x09, 0x82, 0x60}) {
-		g.fail(fmt.Errorf("vecgen: %s: empty subject not encoded as 09 82 60", key))
+		g.fail(fmt.Errorf("vecgen: %s: empty subject not encoded as 09 82 60", kid))
 		return
 	}
 	h := sha256.Sum256(log[0])
-	add("empty-subject", "one record whose subjects are an empty string and a path: it verifies", key, log[0], "",
+	add("empty-subject", "one record whose subjects are an empty string and a path: it verifies", kid, log[0], "",
 		ReceiptExpect{Count: 1, Head: hex.EncodeToString(h[:]), ScanRecords: 1})
 }
 
 // sizes adds the cases at the size limits: a record of 16384 bytes and
 // one of 16385, and 16383 and 16384 zero bytes after the valid log.
-func (g *rgen) sizes(key string, b *built, add adder) {
+func (g *rgen) sizes(kid string, b *built, add adder) {
 	n := int64(len(b.records))
 	for _, size := range []int{16384, 16385} {
-		rec := g.recordOfSize(key, size)
+		rec := g.recordOfSize(kid, size)
 		if rec == nil {
 			return
 		}
 		if size == 16384 {
 			h := sha256.Sum256(rec)
-			add("record-16384", "one record of exactly 16384 bytes, the largest: it verifies", key, rec, "",
+			add("record-16384", "one record of exactly 16384 bytes, the largest: it verifies", kid, rec, "",
 				ReceiptExpect{Count: 1, Head: hex.EncodeToString(h[:]), ScanRecords: 1})
 			continue
 		}
-		add("record-16385", "one record of 16385 bytes, validly signed: over the limit, broken (never torn)", key, rec, "",
+		add("record-16385", "one record of 16385 bytes, validly signed: over the limit, broken (never torn)", kid, rec, "",
 			ReceiptExpect{Break: &ReceiptBreak{Index: 0, Offset: 0}, ScanRecords: 0})
 	}
 	for _, z := range []int{16383, 16384} {
 		add(fmt.Sprintf("zero-tail-%d", z), fmt.Sprintf("%d zero bytes after the last record: %s", z,
 			map[bool]string{true: "torn (at most 16383)", false: "broken (a torn tail is at most 16383 bytes)"}[z < 16384]),
-			key, slices.Concat(b.log, make([]byte, z)), "",
+			kid, slices.Concat(b.log, make([]byte, z)), "",
 			ReceiptExpect{Break: &ReceiptBreak{Index: n, Offset: int64(len(b.log)), Torn: z < 16384}, ScanRecords: n})
 	}
 }
 
 // recordOfSize returns a validly signed first record of exactly size bytes
 // (15 subjects of 1024 bytes and a note of the length that fits).
-func (g *rgen) recordOfSize(key string, size int) []byte {
+func (g *rgen) recordOfSize(kid string, size int) []byte {
 	subjects := make([]string, 15)
 	for i := range subjects {
 		subjects[i] = fmt.Sprintf("src/%02d/", i) + strings.Repeat("a", 1024-len("src/00/"))
@@ -148,7 +148,7 @@ func (g *rgen) recordOfSize(key string, size int) []byte {
 	for note := 0; note <= chain.MaxNoteBytes; note++ {
 		r := chain.Record{Time: ReceiptBase, Kind: chain.KindOther, Subjects: subjects, Note: strings.Repeat("n", note),
 			Prev: sha256.Sum256([]byte("tickettool/v1 receipt origin\x00" + ReceiptOrigin))}
-		_, rec := g.signRaw(key, &r)
+		_, rec := g.signRaw(kid, &r)
 		if len(rec) == size {
 			return rec
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -17,7 +18,7 @@ import (
 // Keyring builds the verifier's keyring of a vector: HMAC secrets, and
 // Ed25519 public keys only.
 func (f *File) Keyring(names []string) (*token.Keyring, error) {
-	var vks []*token.VerifyingKey
+	var vks []*key.Verifying
 	for _, name := range names {
 		k, ok := f.Keys[name]
 		if !ok {
@@ -26,14 +27,14 @@ func (f *File) Keyring(names []string) (*token.Keyring, error) {
 		switch k.Mode {
 		case "hmac":
 			secret, _ := hex.DecodeString(k.Secret)
-			sk, err := token.NewHMACKey(name, secret)
+			sk, err := key.NewHMAC(name, secret)
 			if err != nil {
 				return nil, err
 			}
 			vks = append(vks, sk.Verifying())
 		case "ed25519":
 			pub, _ := hex.DecodeString(k.Public)
-			vk, err := token.NewEd25519PublicKey(name, pub)
+			vk, err := key.NewEd25519Public(name, pub)
 			if err != nil {
 				return nil, err
 			}
@@ -195,9 +196,9 @@ func (o *Options) verifyOptions() (*verify.Options, error) {
 	for _, m := range o.Modes {
 		switch m {
 		case "hmac":
-			opts.Modes = append(opts.Modes, token.ModeHMAC)
+			opts.Modes = append(opts.Modes, key.HMACSHA256)
 		case "ed25519":
-			opts.Modes = append(opts.Modes, token.ModeEd25519)
+			opts.Modes = append(opts.Modes, key.Ed25519)
 		default:
 			return nil, fmt.Errorf("unknown mode %q", m)
 		}

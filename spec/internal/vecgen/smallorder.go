@@ -8,6 +8,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/internal/detrand"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
 )
 
@@ -46,7 +47,7 @@ func (g *gen) smallOrderKeys() {
 		g.fail(errorf("smallorder: the universal signature does not verify; the vectors would show nothing"))
 		return
 	}
-	root := g.keys["root-e"].Ed25519Private()
+	root := ed25519.PrivateKey(fixedkey.Secret(g.keys["root-e"]))
 	id := make([]byte, 16)
 	detrand.New("smallorder id").Read(id)
 	tools := map[uint64]cbor.RawMessage{1: mustHex("8169726561645f66696c65")}

@@ -1,4 +1,7 @@
-package token
+// Package smallorder recognises the Ed25519 public keys of small order, under
+// which a signature verifies without any private key. Package key refuses
+// them as root keys, package token as the next keys of a chain.
+package smallorder
 
 import (
 	"bytes"
@@ -26,16 +29,16 @@ var smallOrderY = func() [][]byte {
 	} {
 		y, err := hex.DecodeString(h)
 		if err != nil || len(y) != 32 {
-			panic("token: bad small-order table")
+			panic("smallorder: bad table")
 		}
 		ys = append(ys, y)
 	}
 	return ys
 }()
 
-// smallOrder reports whether pub, a 32-byte Ed25519 public key, encodes a
+// Is reports whether pub, a 32-byte Ed25519 public key, encodes a
 // point of small order.
-func smallOrder(pub []byte) bool {
+func Is(pub []byte) bool {
 	if len(pub) != 32 {
 		return false
 	}
