@@ -15,12 +15,12 @@ func benchCheck(b *testing.B, build func(n int) (caveat.Caveat, *caveat.Request)
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			c, r := build(n)
-			if err := c.Check(r, now, 0); err != nil {
+			if err := c.Evaluate(r, now, 0); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = c.Check(r, now, 0)
+				_ = c.Evaluate(r, now, 0)
 			}
 		})
 	}

@@ -35,16 +35,16 @@ func ExampleParse() {
 	// caveat: paths: src/../refund has a .. segment
 }
 
-func ExampleCaveat_Check() {
+func ExampleCaveat_Evaluate() {
 	now := time.Date(2026, 11, 30, 3, 10, 0, 0, time.UTC)
 	paths, _ := caveat.Parse("paths=src/discount/", now)
 	for _, p := range []string{"src/discount/rules.go", "src/discount-other/x", "src/discount/../refund"} {
-		err := paths.Check(&caveat.Request{Tool: "write_file", Paths: []string{p}}, now, 0)
+		err := paths.Evaluate(&caveat.Request{Tool: "write_file", Paths: []string{p}}, now, 0)
 		fmt.Println(p, "->", err)
 	}
 	tools, _ := caveat.Parse("tools=read_file,write_file", now)
-	fmt.Println(tools.Check(&caveat.Request{Tool: "workspace/read_file"}, now, 0))
-	fmt.Println(tools.Check(&caveat.Request{Tool: "delete_file"}, now, 0))
+	fmt.Println(tools.Evaluate(&caveat.Request{Tool: "workspace/read_file"}, now, 0))
+	fmt.Println(tools.Evaluate(&caveat.Request{Tool: "delete_file"}, now, 0))
 	// Output:
 	// src/discount/rules.go -> <nil>
 	// src/discount-other/x -> caveat: paths: src/discount-other/x is not under src/discount/

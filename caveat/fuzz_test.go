@@ -38,6 +38,6 @@ func FuzzParse(f *testing.F) {
 		if e, err := wire.DecodeCaveat(c.Kind, raw); err != nil || !e.Equal(c) {
 			t.Fatalf("DecodeCaveat(%x) = %+v, %v", raw, e, err)
 		}
-		_ = c.Check(&caveat.Request{Tool: s, Op: s, Paths: []string{s}, URLs: []string{s}, Audience: s}, now, 0)
+		_ = c.Evaluate(&caveat.Request{Tool: s, Op: s, Paths: []string{s}, URLs: []string{s}, Audience: s}, now, 0)
 	})
 }

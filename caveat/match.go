@@ -69,7 +69,7 @@ var noRequest Request
 // refused wrongly but never admits more than its entries say, since every
 // match is an exact lookup. Check does not allocate unless it refuses or a
 // URL must be parsed.
-func (c Caveat) Check(r *Request, now time.Time, skew time.Duration) error {
+func (c Caveat) Evaluate(r *Request, now time.Time, skew time.Duration) error {
 	if r == nil {
 		r = &noRequest
 	}

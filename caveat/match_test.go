@@ -117,7 +117,7 @@ func TestCheck(t *testing.T) {
 	} {
 		c := mustParse(t, tc.caveat)
 		r := tc.r
-		err := c.Check(&r, now, 0)
+		err := c.Evaluate(&r, now, 0)
 		if tc.refuse == "" {
 			if err != nil {
 				t.Errorf("%s %+v: %v", tc.caveat, tc.r, err)
@@ -162,7 +162,7 @@ func TestCheckTime(t *testing.T) {
 		{mustParse(t, "until=9999-12-31T23:59:59Z"), time.Unix(1<<62, 0), 1<<63 - 1, false, "expired"},
 		{mustParse(t, "until=0"), time.Unix(-100, 0), 0, true, ""},
 	} {
-		err := tc.c.Check(&caveat.Request{}, tc.now, tc.skew)
+		err := tc.c.Evaluate(&caveat.Request{}, tc.now, tc.skew)
 		if tc.ok != (err == nil) {
 			t.Errorf("%s at %v skew %v: %v", tc.c, tc.now, tc.skew, err)
 			continue
@@ -183,23 +183,23 @@ func TestCheckMessages(t *testing.T) {
 		names[i] = "t" + strings.Repeat("0", 3-len(itoa(i))) + itoa(i)
 	}
 	c, _ := caveat.NewTools(names...)
-	err := c.Check(&caveat.Request{Tool: "zzz"}, now, 0)
+	err := c.Evaluate(&caveat.Request{Tool: "zzz"}, now, 0)
 	msg := err.Error()
 	if len(msg) > 400 || !strings.Contains(msg, "(995 more)") {
 		t.Errorf("message too long or not cut (%d bytes): %s", len(msg), msg)
 	}
-	err = c.Check(&caveat.Request{Tool: strings.Repeat("z", 5000)}, now, 0)
+	err = c.Evaluate(&caveat.Request{Tool: strings.Repeat("z", 5000)}, now, 0)
 	if len(err.Error()) > 200 {
 		t.Errorf("long request value not cut: %d bytes", len(err.Error()))
 	}
 	c = mustParse(t, "paths=src/")
-	err = c.Check(&caveat.Request{Paths: []string{"x\x1b]0;pwned\x07"}}, now, 0)
+	err = c.Evaluate(&caveat.Request{Paths: []string{"x\x1b]0;pwned\x07"}}, now, 0)
 	if strings.ContainsAny(err.Error(), "\x1b\x07") {
 		t.Errorf("control characters echoed raw: %q", err)
 	}
 	// A nil request is an empty one.
-	wantErr(t, "nil request", mustParse(t, "tools=a").Check(nil, now, 0), caveat.ErrRefused)
-	if err := mustParse(t, "calls=1").Check(nil, now, 0); err != nil {
+	wantErr(t, "nil request", mustParse(t, "tools=a").Evaluate(nil, now, 0), caveat.ErrRefused)
+	if err := mustParse(t, "calls=1").Evaluate(nil, now, 0); err != nil {
 		t.Errorf("calls with nil request: %v", err)
 	}
 }
@@ -215,15 +215,15 @@ func itoa(i int) string {
 // entries say: matching is by exact lookup only.
 func TestCheckInvalidCaveatFailsClosed(t *testing.T) {
 	unsorted := caveat.Caveat{Kind: caveat.Tools, List: []string{"z", "a"}}
-	if err := unsorted.Check(&caveat.Request{Tool: "b"}, now, 0); err == nil {
+	if err := unsorted.Evaluate(&caveat.Request{Tool: "b"}, now, 0); err == nil {
 		t.Error("unsorted list admitted an unlisted tool")
 	}
 	noSlash := caveat.Caveat{Kind: caveat.Paths, List: []string{"src"}}
-	if err := noSlash.Check(&caveat.Request{Paths: []string{"src-other/x"}}, now, 0); err == nil {
+	if err := noSlash.Evaluate(&caveat.Request{Paths: []string{"src-other/x"}}, now, 0); err == nil {
 		t.Error("prefix without slash admitted a sibling")
 	}
 	empty := caveat.Caveat{Kind: caveat.Hosts}
-	if err := empty.Check(&caveat.Request{URLs: []string{"https://a.example/"}}, now, 0); err == nil {
+	if err := empty.Evaluate(&caveat.Request{URLs: []string{"https://a.example/"}}, now, 0); err == nil {
 		t.Error("empty host list admitted a host")
 	}
 }

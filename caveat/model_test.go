@@ -105,7 +105,7 @@ func checkModel(t *rapid.T, c caveat.Caveat, r *caveat.Request) {
 	case caveat.Hosts:
 		want = all(r.URLs, func(u string) bool { return modelHost(c.List, u) })
 	}
-	if got := c.Check(r, now, 0) == nil; got != want {
+	if got := c.Evaluate(r, now, 0) == nil; got != want {
 		t.Fatalf("%s on %+v: Check allows = %v, model says %v", c, *r, got, want)
 	}
 }

@@ -42,11 +42,11 @@ func TestPropNarrowingSound(t *testing.T) {
 		for i := 0; i < 8; i++ {
 			r := genRequest(t, c)
 			at, skew := genNow(t)
-			if c.Check(r, at, skew) != nil {
+			if c.Evaluate(r, at, skew) != nil {
 				continue
 			}
 			allowed++
-			if err := p.Check(r, at, skew); err != nil {
+			if err := p.Evaluate(r, at, skew); err != nil {
 				t.Fatalf("%s (block %d) accepted after %s (block %d), allows %+v at %v, which the parent refuses: %v",
 					c, b2, p, b1, *r, at, err)
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/tickettool/tickettool/dpop"
 )
 
-// Check against bare go-jose parse+verify of the same proof, for profiles.
+// Verify against bare go-jose parse+verify of the same proof, for profiles.
 // Ratios between them are measured as interleaved pairs by TestPairs
 // (pairs_test.go), not by comparing two benchmarks run apart.
 
@@ -25,7 +25,7 @@ func benchCheck(b *testing.B, alg string) {
 	proof, exp := benchProof(b, alg)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := dpop.Check(proof, exp, testNow); err != nil {
+		if _, err := dpop.Verify(proof, exp, testNow); err != nil {
 			b.Fatal(err)
 		}
 	}

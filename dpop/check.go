@@ -33,7 +33,7 @@ type Expectations struct {
 	Thumbprint string
 	// Algorithms is the allow-list of "alg" values; nil means both
 	// supported ones. Only ES256 and EdDSA are supported; listing
-	// "none", an HS* algorithm or any other algorithm makes Check return an
+	// "none", an HS* algorithm or any other algorithm makes Verify return an
 	// error wrapping ErrExpectations. A non-nil empty list is also an error.
 	Algorithms []jose.SignatureAlgorithm
 	// MaxAge is how old a proof may be; 0 means DefaultMaxAge.
@@ -107,12 +107,12 @@ func (exp *Expectations) resolve() (settings, error) {
 	return s, nil
 }
 
-// Check checks one DPoP proof against exp at time now, performing every
+// Verify checks one DPoP proof against exp at time now, performing every
 // check of RFC 9449 §4.3 in the order given in the package documentation.
 // A refused proof yields an *Error (errors.Is(err, ErrInvalid)); unusable
-// Expectations yield an error wrapping ErrExpectations. Check does not
+// Expectations yield an error wrapping ErrExpectations. Verify does not
 // record the jti; see Proof.Remember.
-func Check(proof string, exp Expectations, now time.Time) (*Proof, error) {
+func Verify(proof string, exp Expectations, now time.Time) (*Proof, error) {
 	st, err := exp.resolve()
 	if err != nil {
 		return nil, err

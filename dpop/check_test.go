@@ -62,7 +62,7 @@ func TestCheckRefusals(t *testing.T) {
 		name  string
 		proof string
 		exp   dpop.Expectations
-		want  dpop.CheckName
+		want  dpop.Check
 	}{
 		{"oversized", strings.Repeat("a", dpop.MaxProofBytes+1), postToken, dpop.CheckSize},
 		{"oversized valid-looking", valid + "." + strings.Repeat("A", dpop.MaxProofBytes), postToken, dpop.CheckSize},
@@ -146,7 +146,7 @@ func TestCheckRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := dpop.Check(c.proof, c.exp, testNow)
+			p, err := dpop.Verify(c.proof, c.exp, testNow)
 			if p != nil {
 				t.Fatal("non-nil proof with refusal")
 			}
@@ -169,7 +169,7 @@ func TestCheckRefusals(t *testing.T) {
 func TestCheckErrorEchoBounded(t *testing.T) {
 	es := newKey(t, "ES256", 1)
 	long := "https://server.example.com/" + strings.Repeat("p", 2000)
-	_, err := dpop.Check(mustMake(t, es, "POST", long, dpop.MakeOptions{}), postToken, testNow)
+	_, err := dpop.Verify(mustMake(t, es, "POST", long, dpop.MakeOptions{}), postToken, testNow)
 	wantRefused(t, err, dpop.CheckHTU)
 	if len(err.Error()) > 250 || !strings.Contains(err.Error(), `..."`) && !strings.Contains(err.Error(), `"...`) {
 		t.Fatalf("long htu echoed: %d bytes: %.300s", len(err.Error()), err)
@@ -187,7 +187,7 @@ func TestCheckAccepts(t *testing.T) {
 		"ath not expected":   {Method: "POST", URI: testURI, Nonce: "n-1"},
 		"ES256 only":         {Method: "POST", URI: testURI, Algorithms: []jose.SignatureAlgorithm{jose.ES256}},
 	} {
-		p, err := dpop.Check(full, exp, testNow)
+		p, err := dpop.Verify(full, exp, testNow)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -197,7 +197,7 @@ func TestCheckAccepts(t *testing.T) {
 	}
 	// A proof exactly MaxProofBytes long is not refused for its size.
 	pad := strings.Repeat("A", dpop.MaxProofBytes)
-	_, err := dpop.Check(pad, postToken, testNow)
+	_, err := dpop.Verify(pad, postToken, testNow)
 	var e *dpop.Error
 	if !errors.As(err, &e) || e.Check == dpop.CheckSize {
 		t.Fatalf("proof of exactly MaxProofBytes: %v", err)
@@ -232,7 +232,7 @@ func TestCheckIATWindow(t *testing.T) {
 			{testNow.Add(skew + time.Second), false},
 		} {
 			proof := mustMake(t, es, "POST", testURI, dpop.MakeOptions{IssuedAt: c.iat})
-			p, err := dpop.Check(proof, exp, testNow)
+			p, err := dpop.Verify(proof, exp, testNow)
 			if c.ok {
 				if err != nil {
 					t.Fatalf("window %v/%v iat %v: %v", maxAge, skew, c.iat.Sub(testNow), err)

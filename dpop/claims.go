@@ -1,6 +1,6 @@
 package dpop
 
-// claims are the DPoP proof claims of RFC 9449 §4.2 that Check reads.
+// claims are the DPoP proof claims of RFC 9449 §4.2 that Verify reads.
 type claims struct {
 	JTI, HTM, HTU, Nonce, ATH string
 	hasNonce, hasATH          bool
@@ -35,10 +35,10 @@ const (
 // the same claims from every payload both accept, the same payloads
 // refused. It is not the decoder here because, measured as interleaved
 // pairs (TestPairs, issue #17), it takes about 10x as long (about 6 µs
-// against 0.6 µs, 35 allocations against 6): 5-7% of a whole Check, which
+// against 0.6 µs, 35 allocations against 6): 5-7% of a whole Verify, which
 // issue #18 holds to 1.05x go-jose's bare parse and verify. (So go-jose's
-// decoder does not save time; nor does it cost more than the rest of Check:
-// this parser is under 1% of Check, go-jose's would be about 6%.)
+// decoder does not save time; nor does it cost more than the rest of Verify:
+// this parser is under 1% of Verify, go-jose's would be about 6%.)
 func decodeClaims(payload []byte) (*claims, int64, *Error) {
 	p := jparser{b: payload, dups: true}
 	var c claims

@@ -1,6 +1,6 @@
 // Package dpop creates and checks DPoP proofs (RFC 9449). It knows nothing
 // of tickets: a caller that binds a ticket to a key compares the RFC 7638
-// thumbprint that Check returns (or passes it in Expectations.Thumbprint)
+// thumbprint that Verify returns (or passes it in Expectations.Thumbprint)
 // with the bound "jkt". Holder keys, their JWKs and thumbprints are
 // package key's ([key.Holder], [key.HolderPublic]).
 //
@@ -12,14 +12,14 @@
 // most MaxProofBytes (8 KiB), a window of DefaultMaxAge (5 minutes) into
 // the past and DefaultFutureSkew (30 seconds) into the future.
 //
-// # Contract of Check
+// # Contract of Verify
 //
-// Check first validates the Expectations; unusable ones (no method, a URI
+// Verify first validates the Expectations; unusable ones (no method, a URI
 // NormalizeURI refuses, an allow-list naming "none", an HMAC or any
 // algorithm other than ES256 and EdDSA, a negative or over-long window)
 // give an error wrapping ErrExpectations, which does not match ErrInvalid.
 //
-// Check performs every check of RFC 9449 §4.3, in this fixed order, and the
+// Verify performs every check of RFC 9449 §4.3, in this fixed order, and the
 // first failure is returned as an *Error whose Check field names it (every
 // such error also matches ErrInvalid under errors.Is):
 //
@@ -58,7 +58,7 @@
 //  13. jkt: when Expectations.Thumbprint is set, the RFC 7638 SHA-256
 //     thumbprint of the jwk equals it (constant-time comparison).
 //
-// Check does not remember jti values: replay detection is stateful and is
+// Verify does not remember jti values: replay detection is stateful and is
 // the caller's job. Proof.ReplayKey (jti plus the normalised htu) and
 // Proof.RememberUntil are what to record, for example with
 // Proof.Remember and a MemoryReplayCache. Replay is keyed on the jti, never
@@ -80,13 +80,13 @@
 // targets and a rapid property hold both to the same decisions and the
 // same claims. Decoding the claims with go-jose instead would be simpler
 // but not faster: measured as interleaved pairs in one process, it adds
-// about 5.5 µs and 27 allocations to each Check (5-7%), and takes an EdDSA
-// Check from about 1.03-1.11x go-jose's bare parse and verify to
+// about 5.5 µs and 27 allocations to each Verify (5-7%), and takes an EdDSA
+// Verify from about 1.03-1.11x go-jose's bare parse and verify to
 // 1.12-1.16x (TestPairs in pairs_test.go reproduces this).
 //
 // Error strings start with "dpop: " followed by the check name, are
 // lowercase apart from quoted values, have no trailing period, and never
 // contain key material or the proof; they may quote a short (at most 64
 // bytes) expected or actual htm or htu.
-// Check never panics, whatever its input.
+// Verify never panics, whatever its input.
 package dpop

@@ -6,27 +6,27 @@ import (
 	"github.com/tickettool/tickettool/internal/echo"
 )
 
-// CheckName names one step of proof checking; it is the Check field of
-// *Error. (The type cannot be called Check: that is the function.)
-type CheckName string
+// Check names one step of proof checking; it is the Check field of
+// *Error.
+type Check string
 
-// The checks, in the order in which Check performs them (see the package
+// The checks, in the order in which Verify performs them (see the package
 // documentation). CheckReplay is reported by Proof.Remember.
 const (
-	CheckSize      CheckName = "size"
-	CheckSyntax    CheckName = "syntax"
-	CheckTyp       CheckName = "typ"
-	CheckAlg       CheckName = "alg"
-	CheckJWK       CheckName = "jwk"
-	CheckSignature CheckName = "signature"
-	CheckClaims    CheckName = "claims"
-	CheckHTM       CheckName = "htm"
-	CheckHTU       CheckName = "htu"
-	CheckIAT       CheckName = "iat"
-	CheckNonce     CheckName = "nonce"
-	CheckATH       CheckName = "ath"
-	CheckJKT       CheckName = "jkt"
-	CheckReplay    CheckName = "replay"
+	CheckSize      Check = "size"
+	CheckSyntax    Check = "syntax"
+	CheckTyp       Check = "typ"
+	CheckAlg       Check = "alg"
+	CheckJWK       Check = "jwk"
+	CheckSignature Check = "signature"
+	CheckClaims    Check = "claims"
+	CheckHTM       Check = "htm"
+	CheckHTU       Check = "htu"
+	CheckIAT       Check = "iat"
+	CheckNonce     Check = "nonce"
+	CheckATH       Check = "ath"
+	CheckJKT       Check = "jkt"
+	CheckReplay    Check = "replay"
 )
 
 var (
@@ -38,14 +38,14 @@ var (
 	// (RFC 9449 §8).
 	ErrNonce = errors.New("dpop: nonce missing or wrong")
 
-	// ErrExpectations is returned (wrapped) by Check when the Expectations
+	// ErrExpectations is returned (wrapped) by Verify when the Expectations
 	// themselves are unusable; it does not match ErrInvalid.
 	ErrExpectations = errors.New("dpop: invalid expectations")
 )
 
 // Error is a refusal of a proof: which check failed, and why.
 type Error struct {
-	Check  CheckName
+	Check  Check
 	Reason string
 }
 
@@ -58,7 +58,7 @@ func (e *Error) Is(target error) bool {
 	return target == ErrInvalid || (target == ErrNonce && e.Check == CheckNonce)
 }
 
-func refuse(c CheckName, reason string) *Error {
+func refuse(c Check, reason string) *Error {
 	return &Error{Check: c, Reason: reason}
 }
 

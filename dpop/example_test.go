@@ -39,7 +39,7 @@ func ExampleMake() {
 	// {"jti":"example-jti","htm":"POST","htu":"mcp://workspace/read_file","iat":1700000000,"ath":"CH4M_7V8kXeQkzUo4XXWPu0pSc-Oa266LEwMdgga79k"}
 }
 
-func ExampleCheck() {
+func ExampleVerify() {
 	holder, _ := key.ParseHolder([]byte(rfc8037PrivateJWK))
 	now := time.Unix(1700000000, 0)
 	proof, _ := dpop.Make(holder, "POST", "https://server.example.com/token", dpop.MakeOptions{IssuedAt: now})
@@ -49,7 +49,7 @@ func ExampleCheck() {
 		URI:        "https://SERVER.example.com:443/token?ignored=1",
 		Thumbprint: "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k",
 	}
-	p, err := dpop.Check(proof, exp, now.Add(10*time.Second))
+	p, err := dpop.Verify(proof, exp, now.Add(10*time.Second))
 	if err != nil {
 		panic(err)
 	}
@@ -62,7 +62,7 @@ func ExampleCheck() {
 
 	// A refusal names the check that failed.
 	exp.Method = "GET"
-	_, err = dpop.Check(proof, exp, now)
+	_, err = dpop.Verify(proof, exp, now)
 	var e *dpop.Error
 	fmt.Println(errors.As(err, &e), e.Check, errors.Is(err, dpop.ErrInvalid))
 	fmt.Println(err)

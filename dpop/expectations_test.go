@@ -29,7 +29,7 @@ func TestCheckExpectationsErrors(t *testing.T) {
 		"negative skew":  {Method: "POST", URI: testURI, FutureSkew: -time.Second},
 		"window too big": {Method: "POST", URI: testURI, MaxAge: dpop.MaxWindow + time.Second},
 	} {
-		_, err := dpop.Check(valid, exp, testNow)
+		_, err := dpop.Verify(valid, exp, testNow)
 		if !errors.Is(err, dpop.ErrExpectations) || errors.Is(err, dpop.ErrInvalid) {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -56,6 +56,6 @@ func TestCheckNeverHMAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = dpop.Check(proof, postToken, testNow)
+	_, err = dpop.Verify(proof, postToken, testNow)
 	wantRefused(t, err, dpop.CheckAlg)
 }

@@ -55,7 +55,7 @@ func TestFuzzSeeds(t *testing.T) {
 	}
 	accepted := 0
 	for _, s := range seeds {
-		if _, err := dpop.Check(s.proof, dpop.Expectations{Method: s.method, URI: s.uri}, time.Unix(s.now, 0)); err == nil {
+		if _, err := dpop.Verify(s.proof, dpop.Expectations{Method: s.method, URI: s.uri}, time.Unix(s.now, 0)); err == nil {
 			accepted++
 		}
 	}
@@ -72,7 +72,7 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, proof, method, uri string, now int64) {
 		at := time.Unix(now, 0)
 		exp := dpop.Expectations{Method: method, URI: uri}
-		p, err := dpop.Check(proof, exp, at)
+		p, err := dpop.Verify(proof, exp, at)
 		if err != nil {
 			if p != nil {
 				t.Fatal("proof returned with an error")
@@ -94,7 +94,7 @@ func FuzzCheck(f *testing.F) {
 		// With an expected thumbprint, an accepted proof has exactly it.
 		for _, jkt := range jkts {
 			exp.Thumbprint = jkt
-			q, err := dpop.Check(proof, exp, at)
+			q, err := dpop.Verify(proof, exp, at)
 			if (err == nil) != (jkt == p.Thumbprint) {
 				t.Fatalf("expected jkt %q, proof jkt %q: %v", jkt, p.Thumbprint, err)
 			}

@@ -186,7 +186,7 @@ func claimsAt(iat time.Time) map[string]any {
 }
 
 // wantRefused asserts that err is a refusal by the given check.
-func wantRefused(t testing.TB, err error, want dpop.CheckName) {
+func wantRefused(t testing.TB, err error, want dpop.Check) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("accepted, want refusal by %q", want)

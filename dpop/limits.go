@@ -19,7 +19,7 @@ const (
 	// MaxWindow bounds Expectations.MaxAge and Expectations.FutureSkew.
 	MaxWindow = 24 * time.Hour
 
-	// MaxProofBytes is the largest proof Check accepts; longer input is
+	// MaxProofBytes is the largest proof Verify accepts; longer input is
 	// refused before any decoding.
 	MaxProofBytes = 8 << 10
 

@@ -28,7 +28,7 @@ func TestMakeCheckRoundTrip(t *testing.T) {
 				t.Fatalf("%s wrap=%v: %v", alg, wrap, err)
 			}
 			exp := dpop.Expectations{Method: "POST", URI: testURI, Nonce: "n", AccessToken: "tok", Thumbprint: jkt}
-			p, err := dpop.Check(proof, exp, testNow)
+			p, err := dpop.Verify(proof, exp, testNow)
 			if err != nil {
 				t.Fatalf("%s wrap=%v: %v", alg, wrap, err)
 			}
@@ -67,7 +67,7 @@ func TestMakeJTI(t *testing.T) {
 	rand.Read(rnd)
 	cryptotest.SetGlobalRandom(t, 1)
 	proof := mustMake(t, k, "GET", testURI, dpop.MakeOptions{})
-	p, err := dpop.Check(proof, dpop.Expectations{Method: "GET", URI: testURI}, testNow)
+	p, err := dpop.Verify(proof, dpop.Expectations{Method: "GET", URI: testURI}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +77,8 @@ func TestMakeJTI(t *testing.T) {
 	// Default: crypto/rand, distinct jtis.
 	a := mustMake(t, k, "GET", testURI, dpop.MakeOptions{})
 	b := mustMake(t, k, "GET", testURI, dpop.MakeOptions{})
-	pa, _ := dpop.Check(a, dpop.Expectations{Method: "GET", URI: testURI}, testNow)
-	pb, _ := dpop.Check(b, dpop.Expectations{Method: "GET", URI: testURI}, testNow)
+	pa, _ := dpop.Verify(a, dpop.Expectations{Method: "GET", URI: testURI}, testNow)
+	pb, _ := dpop.Verify(b, dpop.Expectations{Method: "GET", URI: testURI}, testNow)
 	if pa == nil || pb == nil || pa.JTI == pb.JTI || len(pa.JTI) != 22 {
 		t.Fatalf("jtis %+v %+v", pa, pb)
 	}
@@ -119,8 +119,8 @@ var uriGen = rapid.Custom(func(t *rapid.T) string {
 	return u
 })
 
-// Property: any proof made by Make passes Check with matching
-// expectations, and any single changed byte makes Check refuse it.
+// Property: any proof made by Make passes Verify with matching
+// expectations, and any single changed byte makes Verify refuse it.
 func TestMakeCheckProperty(t *testing.T) {
 	keys := map[string]*key.Holder{"ES256": holderOf(t, newKey(t, "ES256", 11)), "EdDSA": holderOf(t, newKey(t, "EdDSA", 12))}
 	jkts := map[string]string{"ES256": keys["ES256"].Thumbprint(), "EdDSA": keys["EdDSA"].Thumbprint()}
@@ -138,7 +138,7 @@ func TestMakeCheckProperty(t *testing.T) {
 		}
 		exp := dpop.Expectations{Method: method, URI: uri, Nonce: nonce, AccessToken: token, Thumbprint: jkts[alg]}
 		now := iat.Add(time.Duration(rapid.Int64Range(-int64(dpop.DefaultFutureSkew), int64(dpop.DefaultMaxAge)).Draw(rt, "age")))
-		p, err := dpop.Check(proof, exp, now)
+		p, err := dpop.Verify(proof, exp, now)
 		if err != nil {
 			rt.Fatalf("Check: %v", err)
 		}
@@ -148,7 +148,7 @@ func TestMakeCheckProperty(t *testing.T) {
 		i := rapid.IntRange(0, len(proof)-1).Draw(rt, "index")
 		b := rapid.Byte().Filter(func(b byte) bool { return b != proof[i] }).Draw(rt, "byte")
 		flipped := proof[:i] + string([]byte{b}) + proof[i+1:]
-		if _, err := dpop.Check(flipped, exp, now); !errors.Is(err, dpop.ErrInvalid) {
+		if _, err := dpop.Verify(flipped, exp, now); !errors.Is(err, dpop.ErrInvalid) {
 			rt.Fatalf("flipped byte %d to %q: %v", i, b, err)
 		}
 	})

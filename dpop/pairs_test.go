@@ -41,7 +41,7 @@ func TestPairs(t *testing.T) {
 			t.Fatal(err)
 		}
 		hand := func() {
-			if _, err := Check(proof, exp, now); err != nil {
+			if _, err := Verify(proof, exp, now); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // malleable: (r, s) and (r, n-s) both verify.
 type ReplayKey struct{ JTI, URI string }
 
-// ReplayCache remembers proofs until they can no longer pass Check.
+// ReplayCache remembers proofs until they can no longer pass Verify.
 type ReplayCache interface {
 	// Remember records key until the given time; it returns false (and
 	// records nothing) if key is already remembered and not yet expired at
@@ -57,7 +57,7 @@ func NewMemoryReplayCache(max int) *MemoryReplayCache {
 // Remember implements ReplayCache.
 func (c *MemoryReplayCache) Remember(key ReplayKey, until, now time.Time) bool {
 	if now.After(until) {
-		// Already expired: Check would refuse such a proof anyway; record
+		// Already expired: Verify would refuse such a proof anyway; record
 		// nothing and accept, as documented for ReplayCache.
 		return !c.live(key, now)
 	}

@@ -17,7 +17,7 @@ func TestReplaySameJTIRefused(t *testing.T) {
 	es := newKey(t, "ES256", 1)
 	cache := dpop.NewMemoryReplayCache(16)
 	proof := mustMake(t, es, "POST", testURI, dpop.MakeOptions{JTI: "same"})
-	p, err := dpop.Check(proof, postToken, testNow)
+	p, err := dpop.Verify(proof, postToken, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestReplaySameJTIRefused(t *testing.T) {
 	// ECDSA one) with the same jti and htu, are refused.
 	again := mustMake(t, es, "POST", "https://SERVER.example.com:443/token?x=1", dpop.MakeOptions{JTI: "same", IssuedAt: testNow.Add(time.Second)})
 	for _, pr := range []string{proof, again} {
-		p2, err := dpop.Check(pr, postToken, testNow.Add(time.Second))
+		p2, err := dpop.Verify(pr, postToken, testNow.Add(time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestReplaySameJTIRefused(t *testing.T) {
 	}
 	// Same jti, different htu: accepted.
 	other := mustMake(t, es, "POST", "https://server.example.com/other", dpop.MakeOptions{JTI: "same"})
-	p3, err := dpop.Check(other, dpop.Expectations{Method: "POST", URI: "https://server.example.com/other"}, testNow)
+	p3, err := dpop.Verify(other, dpop.Expectations{Method: "POST", URI: "https://server.example.com/other"}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestReplayRFC9449SharedJTI(t *testing.T) {
 	cache := dpop.NewMemoryReplayCache(4)
 	for _, pv := range v.Proofs[:2] {
 		now := time.Unix(pv.IAT, 0)
-		p, err := dpop.Check(rfcProof(t, pv.File), dpop.Expectations{Method: pv.HTM, URI: pv.HTU}, now)
+		p, err := dpop.Verify(rfcProof(t, pv.File), dpop.Expectations{Method: pv.HTM, URI: pv.HTU}, now)
 		if err != nil {
 			t.Fatal(err)
 		}

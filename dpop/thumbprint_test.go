@@ -7,7 +7,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 )
 
-// RFC 7638 §3.1: the RSA example key (alg and kid are not hashed). Check
+// RFC 7638 §3.1: the RSA example key (alg and kid are not hashed). Verify
 // computes the thumbprint of whatever public key a proof embeds.
 func TestRFC7638Thumbprint(t *testing.T) {
 	b, err := os.ReadFile("testdata/rfc7638/rsa_jwk.json")

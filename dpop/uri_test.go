@@ -84,7 +84,7 @@ func TestNormalizeURI(t *testing.T) {
 	}
 }
 
-// Check skips normalising an htu byte-equal to the normalised expected URI,
+// Verify skips normalising an htu byte-equal to the normalised expected URI,
 // which is only sound if NormalizeURI is idempotent.
 func TestNormalizeURIIdempotent(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
@@ -148,7 +148,7 @@ func TestCheckHTU(t *testing.T) {
 	}
 	for _, c := range cases {
 		proof := craft(t, header(t, es, "ES256"), map[string]any{"jti": "j", "htm": "GET", "htu": c.htu, "iat": testNow.Unix()}, signerFor(es))
-		p, err := dpop.Check(proof, dpop.Expectations{Method: "GET", URI: c.want}, testNow)
+		p, err := dpop.Verify(proof, dpop.Expectations{Method: "GET", URI: c.want}, testNow)
 		if !c.ok {
 			wantRefused(t, err, dpop.CheckHTU)
 			continue

@@ -60,7 +60,7 @@ func TestRFC9449Proofs(t *testing.T) {
 				Thumbprint:  jkt,
 			}
 			now := time.Unix(pv.IAT, 0)
-			p, err := dpop.Check(rfcProof(t, pv.File), exp, now)
+			p, err := dpop.Verify(rfcProof(t, pv.File), exp, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,10 +91,10 @@ func TestRFC9449ResourceProofATH(t *testing.T) {
 	proof := rfcProof(t, pv.File)
 	now := time.Unix(pv.IAT, 0)
 	exp := dpop.Expectations{Method: pv.HTM, URI: pv.HTU, AccessToken: pv.AccessToken + "x"}
-	_, err := dpop.Check(proof, exp, now)
+	_, err := dpop.Verify(proof, exp, now)
 	wantRefused(t, err, dpop.CheckATH)
 	exp.AccessToken = ""
-	if _, err := dpop.Check(proof, exp, now); err != nil {
+	if _, err := dpop.Verify(proof, exp, now); err != nil {
 		t.Fatalf("ath not expected, still refused: %v", err)
 	}
 }
@@ -107,12 +107,12 @@ func TestRFC9449ProofsRefused(t *testing.T) {
 	proof := rfcProof(t, pv.File)
 	exp := dpop.Expectations{Method: pv.HTM, URI: pv.HTU}
 	iat := time.Unix(pv.IAT, 0)
-	_, err := dpop.Check(proof, exp, iat.Add(dpop.DefaultMaxAge+time.Second))
+	_, err := dpop.Verify(proof, exp, iat.Add(dpop.DefaultMaxAge+time.Second))
 	wantRefused(t, err, dpop.CheckIAT)
-	_, err = dpop.Check(proof, dpop.Expectations{Method: "GET", URI: pv.HTU}, iat)
+	_, err = dpop.Verify(proof, dpop.Expectations{Method: "GET", URI: pv.HTU}, iat)
 	wantRefused(t, err, dpop.CheckHTM)
 	exp.Thumbprint = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
-	_, err = dpop.Check(proof, exp, iat)
+	_, err = dpop.Verify(proof, exp, iat)
 	wantRefused(t, err, dpop.CheckJKT)
 }
 

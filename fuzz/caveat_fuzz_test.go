@@ -126,8 +126,8 @@ func FuzzDecodeCaveatValue(f *testing.F) {
 //     (the limit moves) and ops without delegate (no block may follow).
 func checkCaveatSemantics(t *testing.T, c caveat.Caveat) {
 	t.Helper()
-	errEmpty := c.Check(&caveat.Request{}, now, 0)
-	if errNil := c.Check(nil, now, 0); (errNil == nil) != (errEmpty == nil) {
+	errEmpty := c.Evaluate(&caveat.Request{}, now, 0)
+	if errNil := c.Evaluate(nil, now, 0); (errNil == nil) != (errEmpty == nil) {
 		t.Fatalf("%s: Check(nil) = %v, Check(empty) = %v", c, errNil, errEmpty)
 	}
 	if errEmpty != nil {
@@ -167,13 +167,13 @@ func checkCaveatSemantics(t *testing.T, c caveat.Caveat) {
 			}
 			r.URLs = []string{"https://" + h + "/"}
 		}
-		if err := c.Check(&r, now, 0); err != nil {
+		if err := c.Evaluate(&r, now, 0); err != nil {
 			t.Fatalf("%s does not admit its own entry %q: %v", c, e, err)
 		}
 	}
 	if c.Kind == caveat.Cost || c.Kind == caveat.Total {
 		a := c.Amount
-		if err := c.Check(&caveat.Request{Cost: &a}, now, 0); err != nil {
+		if err := c.Evaluate(&caveat.Request{Cost: &a}, now, 0); err != nil {
 			t.Fatalf("%s does not admit a cost equal to its limit: %v", c, err)
 		}
 	}

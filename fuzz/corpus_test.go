@@ -284,7 +284,7 @@ func decodeOp(target string, args []any) (int, func()) {
 		}
 	case "FuzzCheckDPoP":
 		s, c := args[0].(string), pick(dpopCases, args[1].(byte))
-		return len(s), func() { dpop.Check(s, c.exp, c.now) }
+		return len(s), func() { dpop.Verify(s, c.exp, c.now) }
 	case "FuzzDecodeRecord":
 		b := args[0].([]byte)
 		return len(b), func() { chain.Decode(b) }
@@ -397,7 +397,7 @@ func seedAccepted(target string, args []any) bool {
 			m, _ := mutate([]byte(c.valid), uint64(args[2].(uint16)), x)
 			proof = string(m)
 		}
-		_, err := dpop.Check(proof, c.exp, c.now)
+		_, err := dpop.Verify(proof, c.exp, c.now)
 		return err == nil
 	case "FuzzDecodeRecord":
 		_, err := chain.Decode(args[0].([]byte))

@@ -55,13 +55,13 @@ var dpopCases = func() []dpopCase {
 	}
 }()
 
-var checkNames = map[dpop.CheckName]bool{
+var checkNames = map[dpop.Check]bool{
 	dpop.CheckSize: true, dpop.CheckSyntax: true, dpop.CheckTyp: true, dpop.CheckAlg: true, dpop.CheckJWK: true,
 	dpop.CheckSignature: true, dpop.CheckClaims: true, dpop.CheckHTM: true, dpop.CheckHTU: true, dpop.CheckIAT: true,
 	dpop.CheckNonce: true, dpop.CheckATH: true, dpop.CheckJKT: true,
 }
 
-// FuzzCheckDPoP checks dpop.Check against fixed expectations (one of
+// FuzzCheckDPoP checks dpop.Verify against fixed expectations (one of
 // dpopCases, chosen by which). Properties:
 //   - a refusal is an *dpop.Error matching ErrInvalid (never
 //     ErrExpectations: the expectations are valid), names a known check,
@@ -75,16 +75,16 @@ var checkNames = map[dpop.CheckName]bool{
 //   - allocation stays within the stated bound (sampled).
 func FuzzCheckDPoP(f *testing.F) {
 	for i, c := range dpopCases {
-		if _, err := dpop.Check(c.valid, c.exp, c.now); err != nil {
+		if _, err := dpop.Verify(c.valid, c.exp, c.now); err != nil {
 			f.Fatalf("case %d %s: valid proof refused: %v", i, c.name, err)
 		}
 	}
 	knownProofs()
 	f.Fuzz(func(t *testing.T, proof string, which byte, off uint16, x byte) {
 		c := pick(dpopCases, which)
-		sampleAllocs(t, "dpop.Check", len(proof), func() { dpop.Check(proof, c.exp, c.now) })
-		p, err := dpop.Check(proof, c.exp, c.now)
-		p2, err2 := dpop.Check(proof, c.exp, c.now)
+		sampleAllocs(t, "dpop.Verify", len(proof), func() { dpop.Verify(proof, c.exp, c.now) })
+		p, err := dpop.Verify(proof, c.exp, c.now)
+		p2, err2 := dpop.Verify(proof, c.exp, c.now)
 		if !reflect.DeepEqual(p, p2) || (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("Check is not deterministic: %v / %v", err, err2)
 		}
@@ -95,7 +95,7 @@ func FuzzCheckDPoP(f *testing.F) {
 		}
 
 		m, changed := mutate([]byte(c.valid), uint64(off), x)
-		if p, err := dpop.Check(string(m), c.exp, c.now); changed && err == nil {
+		if p, err := dpop.Verify(string(m), c.exp, c.now); changed && err == nil {
 			t.Fatalf("case %s: proof with byte %d ^ %#x accepted: %+v", c.name, int(off)%len(c.valid), x, p)
 		} else if !changed && err != nil {
 			t.Fatalf("case %s: valid proof refused: %v", c.name, err)

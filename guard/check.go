@@ -28,7 +28,7 @@ func check(a *Admission) error {
 			return invalid("admission: cost currency is not 3 letters A-Z")
 		}
 	}
-	if err := CheckBudgets(a.Budgets); err != nil {
+	if err := ValidateBudgets(a.Budgets); err != nil {
 		return err
 	}
 	for i, b := range a.Budgets {
@@ -39,10 +39,10 @@ func check(a *Admission) error {
 	return nil
 }
 
-// CheckBudgets checks budgets as Admit and Spent take them: at most
+// ValidateBudgets checks budgets as Admit and Spent take them: at most
 // MaxBudgets, each a calls or total budget with a limit of at most
 // MaxCount, no two on the same counter. The error matches ErrInvalid.
-func CheckBudgets(budgets []verify.Budget) error {
+func ValidateBudgets(budgets []verify.Budget) error {
 	if len(budgets) > MaxBudgets {
 		return invalid("budgets: %d, at most %d", len(budgets), MaxBudgets)
 	}
@@ -68,9 +68,9 @@ func CheckBudgets(budgets []verify.Budget) error {
 	return nil
 }
 
-// CheckBlocks checks block ids as Revoke and Revoked take them: at least
+// ValidateBlocks checks block ids as Revoke and Revoked take them: at least
 // one and at most token.MaxBlocks. The error matches ErrInvalid.
-func CheckBlocks(blocks []token.BlockID) error {
+func ValidateBlocks(blocks []token.BlockID) error {
 	if len(blocks) == 0 || len(blocks) > token.MaxBlocks {
 		return invalid("%d block ids, want 1 to %d", len(blocks), token.MaxBlocks)
 	}

@@ -30,7 +30,7 @@ func ExampleGuard() {
 	ctx := context.Background()
 	req := &caveat.Request{Tool: "read_file", Op: "invoke", Paths: []string{"src/a.go"}}
 	for i, g := range []*guard.Guard{a, b, a} {
-		d, err := g.Check(ctx, ticket, req, now)
+		d, err := g.Verify(ctx, ticket, req, now)
 		if err != nil { // a store that fails refuses: the call must not run
 			fmt.Println(err)
 			return

@@ -88,7 +88,7 @@ func (d *Decision) family() token.BlockID {
 // A non-nil error means the call must not run and was not recorded: the
 // request was malformed (nil ticket, keyring or request), or the receipt
 // could not be written (an admission is then released, when held).
-func (g *Guard) Check(ctx context.Context, t *token.Ticket, req *caveat.Request, now time.Time) (Decision, error) {
+func (g *Guard) Verify(ctx context.Context, t *token.Ticket, req *caveat.Request, now time.Time) (Decision, error) {
 	vd, err := verify.Verify(t, req, g.cfg.Keys, now, &g.cfg.Options)
 	if err != nil {
 		return Decision{}, err

@@ -94,7 +94,7 @@ func TestStoreFailureRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := g.Check(context.Background(), tk, readFile(), t0)
+	d, err := g.Verify(context.Background(), tk, readFile(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,17 +115,17 @@ func TestHoldReleaseCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := g.Check(ctx, tk, readFile(), t0)
+	d, err := g.Verify(ctx, tk, readFile(), t0)
 	if err != nil || !d.Allowed {
 		t.Fatalf("first call: %v %v", err, d.Refusals)
 	}
-	if d2, _ := g.Check(ctx, tk, readFile(), t0); d2.Allowed {
+	if d2, _ := g.Verify(ctx, tk, readFile(), t0); d2.Allowed {
 		t.Fatal("a held reservation did not count against the budget")
 	}
 	if err := g.Settle(ctx, &d, guard.Release, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	d3, err := g.Check(ctx, tk, readFile(), t0.Add(2*time.Second))
+	d3, err := g.Verify(ctx, tk, readFile(), t0.Add(2*time.Second))
 	if err != nil || !d3.Allowed {
 		t.Fatalf("after a release: %v %v", err, d3.Refusals)
 	}
@@ -135,7 +135,7 @@ func TestHoldReleaseCapture(t *testing.T) {
 	if err := g.Settle(ctx, &d3, guard.Release, t0.Add(4*time.Second)); err == nil {
 		t.Fatal("a captured call was released")
 	}
-	if d4, _ := g.Check(ctx, tk, readFile(), t0.Add(5*time.Second)); d4.Allowed {
+	if d4, _ := g.Verify(ctx, tk, readFile(), t0.Add(5*time.Second)); d4.Allowed {
 		t.Fatal("a captured call was given back")
 	}
 	if got := receiptKinds(t, log, path); got != "allowed,refused,released,allowed,captured,refused" {
@@ -156,14 +156,14 @@ func TestRevokeRefusesFamily(t *testing.T) {
 	ctx := context.Background()
 	a, _ := guard.New(guard.Config{Keys: keys, Store: store})
 	b, _ := guard.New(guard.Config{Keys: keys, Store: store})
-	if d, _ := b.Check(ctx, child, readFile(), t0); !d.Allowed {
+	if d, _ := b.Verify(ctx, child, readFile(), t0); !d.Allowed {
 		t.Fatalf("before revoking: %v", d.Refusals)
 	}
 	if err := a.Revoke(ctx, tk, t0); err != nil {
 		t.Fatal(err)
 	}
 	for _, x := range []*token.Ticket{tk, child} {
-		d, _ := b.Check(ctx, x, readFile(), t0)
+		d, _ := b.Verify(ctx, x, readFile(), t0)
 		if d.Allowed || d.Refusals[0].Check != verify.CheckRevoked || d.Refusals[0].Block != 0 {
 			t.Errorf("after revoking: %+v", d.Refusals)
 		}

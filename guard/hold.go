@@ -13,9 +13,9 @@ const (
 	Released                      // given back
 )
 
-// CheckOutcome returns an error matching ErrInvalid unless o is Capture
+// ValidateOutcome returns an error matching ErrInvalid unless o is Capture
 // or Release.
-func CheckOutcome(o Outcome) error {
+func ValidateOutcome(o Outcome) error {
 	if o != Capture && o != Release {
 		return invalid("settle: unknown outcome %d", o)
 	}
@@ -28,7 +28,7 @@ func CheckOutcome(o Outcome) error {
 // in time). It fails with ErrSettled when o is no longer possible, and
 // with an error matching ErrInvalid for an unknown outcome or state.
 func (s HoldState) Settle(o Outcome, now, holdUntil time.Time) (next HoldState, giveBack bool, err error) {
-	if err := CheckOutcome(o); err != nil {
+	if err := ValidateOutcome(o); err != nil {
 		return s, false, err
 	}
 	switch s {

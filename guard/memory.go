@@ -166,7 +166,7 @@ func later(a, b time.Time) time.Time {
 
 // Settle implements Store.
 func (s *MemoryStore) Settle(ctx context.Context, family token.BlockID, id RequestID, o Outcome, now time.Time) error {
-	if err := CheckOutcome(o); err != nil {
+	if err := ValidateOutcome(o); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "settle"); err != nil {
@@ -191,7 +191,7 @@ func (s *MemoryStore) Settle(ctx context.Context, family token.BlockID, id Reque
 
 // Revoke implements Store.
 func (s *MemoryStore) Revoke(ctx context.Context, r Revocation, now time.Time) error {
-	if err := CheckBlocks(r.Blocks); err != nil {
+	if err := ValidateBlocks(r.Blocks); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "revoke"); err != nil {
@@ -211,7 +211,7 @@ func (s *MemoryStore) Revoke(ctx context.Context, r Revocation, now time.Time) e
 
 // Revoked implements Store.
 func (s *MemoryStore) Revoked(ctx context.Context, family token.BlockID, blocks []token.BlockID) (int, error) {
-	if err := CheckBlocks(blocks); err != nil {
+	if err := ValidateBlocks(blocks); err != nil {
 		return -1, err
 	}
 	if err := s.lock(ctx, "revoked"); err != nil {
@@ -228,7 +228,7 @@ func (s *MemoryStore) Revoked(ctx context.Context, family token.BlockID, blocks 
 
 // Spent implements Store.
 func (s *MemoryStore) Spent(ctx context.Context, family token.BlockID, budgets []verify.Budget) ([]Usage, error) {
-	if err := CheckBudgets(budgets); err != nil {
+	if err := ValidateBudgets(budgets); err != nil {
 		return nil, err
 	}
 	if err := s.lock(ctx, "spent"); err != nil {

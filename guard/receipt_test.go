@@ -60,15 +60,15 @@ func TestReceiptFields(t *testing.T) {
 	}
 	must(g.RecordMinted(tk, t0))
 	must(g.RecordDelegated(child, t0))
-	d, err := g.Check(ctx, child, readFile(), t0)
+	d, err := g.Verify(ctx, child, readFile(), t0)
 	if err != nil || !d.Allowed {
 		t.Fatalf("check: %v %v", err, d.Refusals)
 	}
 	must(g.Settle(ctx, &d, guard.Capture, t0))
-	if d, err := g.Check(ctx, child, &caveat.Request{Tool: "write_file", Op: "invoke"}, t0); err != nil || d.Allowed {
+	if d, err := g.Verify(ctx, child, &caveat.Request{Tool: "write_file", Op: "invoke"}, t0); err != nil || d.Allowed {
 		t.Fatalf("write_file: %v %v", err, d.Allowed)
 	}
-	if d, err := g2.Check(ctx, child, readFile(), t0); err != nil || d.Allowed || d.Refusals[0].Block != -1 {
+	if d, err := g2.Verify(ctx, child, readFile(), t0); err != nil || d.Allowed || d.Refusals[0].Block != -1 {
 		t.Fatalf("unknown key: %v %+v", err, d.Refusals)
 	}
 

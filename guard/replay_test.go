@@ -48,7 +48,7 @@ func TestProofToTwoGuards(t *testing.T) {
 				wg.Go(func() {
 					r := readFile()
 					r.Holder = &caveat.HolderProof{Proof: proof, Method: "POST", URI: "mcp://fs/read_file"}
-					if d, err := g.Check(ctx, tk, r, t0); err == nil && d.Allowed {
+					if d, err := g.Verify(ctx, tk, r, t0); err == nil && d.Allowed {
 						allowed.Add(1)
 					}
 				})
@@ -76,10 +76,10 @@ func TestReplayRefusalNamesHolderBlock(t *testing.T) {
 	r := readFile()
 	r.Holder = &caveat.HolderProof{Proof: proof, Method: "POST", URI: "mcp://fs/read_file"}
 	ctx := context.Background()
-	if d, err := g.Check(ctx, tk, r, t0); err != nil || !d.Allowed {
+	if d, err := g.Verify(ctx, tk, r, t0); err != nil || !d.Allowed {
 		t.Fatalf("first use: %+v, %v", d, err)
 	}
-	d, err := g.Check(ctx, tk, r, t0)
+	d, err := g.Verify(ctx, tk, r, t0)
 	if err != nil || d.Allowed || len(d.Refusals) != 1 {
 		t.Fatalf("replay: %+v, %v", d, err)
 	}

@@ -29,13 +29,13 @@ func TestReviewCountersOutliveEverySkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if d, err := a.Check(ctx, tk, readFile(), t0.Add(30*time.Minute)); err != nil || !d.Allowed {
+	if d, err := a.Verify(ctx, tk, readFile(), t0.Add(30*time.Minute)); err != nil || !d.Allowed {
 		t.Fatalf("first call: %v %v", d.Refusals, err)
 	}
 	later := t0.Add(70 * time.Minute) // 13:10, within b's skew
 	allowed := 0
 	for range guard.CleanEvery + 1 {
-		d, err := b.Check(ctx, tk, readFile(), later)
+		d, err := b.Verify(ctx, tk, readFile(), later)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestReviewCaptureAfterReleaseReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := g.Check(ctx, tk, readFile(), t0)
+	d, err := g.Verify(ctx, tk, readFile(), t0)
 	if err != nil || !d.Allowed {
 		t.Fatalf("call: %v %v", err, d.Refusals)
 	}

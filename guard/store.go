@@ -116,7 +116,7 @@ func (a *Admission) Family() token.BlockID {
 }
 
 // ReplayEntry is a DPoP proof's replay key and the last instant it could
-// pass dpop.Check (dpop.Proof.RememberUntil).
+// pass dpop.Verify (dpop.Proof.RememberUntil).
 type ReplayEntry struct {
 	Key   dpop.ReplayKey
 	Until time.Time

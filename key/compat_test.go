@@ -118,7 +118,7 @@ func TestCompatHolderFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dpop.Check(p, dpop.Expectations{Method: "POST", URI: "mcp://workspace/read_file", Thumbprint: jkt}, time.Unix(1_800_000_000, 0)); err != nil {
+		if _, err := dpop.Verify(p, dpop.Expectations{Method: "POST", URI: "mcp://workspace/read_file", Thumbprint: jkt}, time.Unix(1_800_000_000, 0)); err != nil {
 			t.Fatalf("%s: proof: %v", c.name, err)
 		}
 	}

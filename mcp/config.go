@@ -159,7 +159,7 @@ func (p *Proxy) qualify(tool string) string {
 func (st *ticketState) toolAllowed(qualified string) bool {
 	req := caveat.Request{Tool: qualified}
 	for _, c := range st.tools {
-		if c.Check(&req, time.Time{}, 0) != nil {
+		if c.Evaluate(&req, time.Time{}, 0) != nil {
 			return false
 		}
 	}
@@ -171,7 +171,7 @@ func (st *ticketState) toolAllowed(qualified string) bool {
 func (st *ticketState) pathsAllowed(paths []string) bool {
 	req := caveat.Request{Paths: paths}
 	for _, c := range st.paths {
-		if c.Check(&req, time.Time{}, 0) != nil {
+		if c.Evaluate(&req, time.Time{}, 0) != nil {
 			return false
 		}
 	}

@@ -106,7 +106,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 			case caveat.Paths:
 				st.paths = append(st.paths, c)
 			case caveat.Audience:
-				if err := c.Check(&caveat.Request{Audience: p.cfg.Audience}, time.Time{}, 0); err != nil {
+				if err := c.Evaluate(&caveat.Request{Audience: p.cfg.Audience}, time.Time{}, 0); err != nil {
 					return nil, &StartError{Refusals: []verify.Refusal{refusalOf(i, err)}}
 				}
 			}

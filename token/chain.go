@@ -6,9 +6,9 @@ import (
 	"github.com/tickettool/tickettool/key"
 )
 
-// Chain is what VerifyChain vouches for: the blocks of a ticket whose every
+// Verified is what VerifyChain vouches for: the blocks of a ticket whose every
 // tag or signature (and seal) verified under the root key.
-type Chain struct {
+type Verified struct {
 	Blocks   []Block   // verified blocks, block 0 first
 	IDs      []BlockID // the id of each block (revocation and budget keys)
 	FamilyID []byte    // block 0's ticket id, shared by every descendant
@@ -16,8 +16,8 @@ type Chain struct {
 }
 
 // TicketID returns the id of the whole ticket: the id of its last block.
-// A zero Chain has none: the zero BlockID.
-func (c *Chain) TicketID() BlockID {
+// A zero Verified has none: the zero BlockID.
+func (c *Verified) TicketID() BlockID {
 	if len(c.IDs) == 0 {
 		return BlockID{}
 	}
@@ -28,23 +28,23 @@ func (c *Chain) TicketID() BlockID {
 // and mode block 0 names (else ErrKeyMismatch), and every tag or signature,
 // and the seal if any, must verify (else ErrChain). HMAC tags are compared
 // in constant time. The error never reveals a tag or key; with an error
-// the Chain is always the zero Chain. A zero Ticket (not made by Parse,
+// the Verified is always the zero Verified. A zero Ticket (not made by Parse,
 // Decode, Mint or Attenuate) is ErrMalformed.
-func (t *Ticket) VerifyChain(k *key.Verifying) (Chain, error) {
+func (t *Ticket) VerifyChain(k *key.Verifying) (Verified, error) {
 	if len(t.blocks) == 0 {
-		return Chain{}, errEmpty()
+		return Verified{}, errEmpty()
 	}
 	if k == nil {
-		return Chain{}, &Error{Block: -1, Reason: "no key", Err: ErrKeyMismatch}
+		return Verified{}, &Error{Block: -1, Reason: "no key", Err: ErrKeyMismatch}
 	}
 	b0 := &t.blocks[0]
 	if k.ID() != b0.KeyID {
-		return Chain{}, &Error{Block: 0, Reason: "ticket names another key id", Err: ErrKeyMismatch}
+		return Verified{}, &Error{Block: 0, Reason: "ticket names another key id", Err: ErrKeyMismatch}
 	}
 	if k.Alg() != b0.Alg {
-		return Chain{}, &Error{Block: 0, Reason: "ticket is " + b0.Alg.String() + " but the key is " + k.Alg().String(), Err: ErrKeyMismatch}
+		return Verified{}, &Error{Block: 0, Reason: "ticket is " + b0.Alg.String() + " but the key is " + k.Alg().String(), Err: ErrKeyMismatch}
 	}
-	c := Chain{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	c := Verified{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
 	var err error
 	if k.Alg() == key.HMACSHA256 {
 		err = t.verifyHMAC(k, c.IDs)
@@ -52,7 +52,7 @@ func (t *Ticket) VerifyChain(k *key.Verifying) (Chain, error) {
 		err = t.verifyEd25519(k, c.IDs)
 	}
 	if err != nil {
-		return Chain{}, err
+		return Verified{}, err
 	}
 	return c, nil
 }

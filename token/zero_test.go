@@ -19,7 +19,7 @@ func TestZeroTicketFailsClosed(t *testing.T) {
 	}
 	zero := new(token.Ticket)
 	if c, err := zero.VerifyChain(k.Verifying()); !errors.Is(err, token.ErrMalformed) || c.IDs != nil || c.Blocks != nil {
-		t.Errorf("VerifyChain = %+v, %v; want a zero Chain and ErrMalformed", c, err)
+		t.Errorf("VerifyChain = %+v, %v; want a zero Verified and ErrMalformed", c, err)
 	}
 	if _, err := zero.Attenuate([]caveat.Caveat{}, nil); !errors.Is(err, token.ErrMalformed) {
 		t.Errorf("Attenuate: %v, want ErrMalformed", err)
@@ -39,14 +39,14 @@ func TestZeroTicketFailsClosed(t *testing.T) {
 	if _, err := token.Parse(zero.String()); !errors.Is(err, token.ErrMalformed) {
 		t.Errorf("the zero Ticket's text parses: %v", err)
 	}
-	var c token.Chain
+	var c token.Verified
 	if c.TicketID() != (token.BlockID{}) {
-		t.Error("a zero Chain has a ticket id")
+		t.Error("a zero Verified has a ticket id")
 	}
 }
 
 // TestVerifyChainErrorReturnsZeroChain: a chain that does not verify comes
-// back as the zero Chain, so no caller can use its ids by mistake.
+// back as the zero Verified, so no caller can use its ids by mistake.
 func TestVerifyChainErrorReturnsZeroChain(t *testing.T) {
 	k, _ := key.NewHMAC("k", make([]byte, 32))
 	other, _ := key.NewHMAC("k", append(make([]byte, 31), 1))

@@ -32,7 +32,7 @@ func TestGuardFamilyBudget(t *testing.T) {
 		}
 		allowed := 0
 		for _, tk := range []*token.Ticket{f.child, f.child, f.child, f.child, sibling, sibling, sibling, sibling, sibling, sibling, sibling, sibling, f.parent, f.parent} {
-			d, err := g.Check(context.Background(), tk, r, t0)
+			d, err := g.Verify(context.Background(), tk, r, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestGuardFamilyBudget(t *testing.T) {
 		if allowed != 10 {
 			t.Errorf("%s: %d calls allowed across the family, want 10", f.name, allowed)
 		}
-		d, _ := g.Check(context.Background(), f.child, r, t0)
+		d, _ := g.Verify(context.Background(), f.child, r, t0)
 		if d.Allowed || d.Refusals[0].Kind != caveat.Calls {
 			t.Errorf("%s: exhausted budget refusal %+v", f.name, d.Refusals)
 		}
@@ -64,7 +64,7 @@ func TestGuardRaceForLastUnit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if d, err := g.Check(context.Background(), f.child, r, t0); err == nil && d.Allowed {
+			if d, err := g.Verify(context.Background(), f.child, r, t0); err == nil && d.Allowed {
 				granted.Add(1)
 			}
 		}()
@@ -90,7 +90,7 @@ func TestGuardTotalBudgetAndRefusedNotCharged(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Cost = &a
-		d, err := g.Check(context.Background(), tk, r, t0)
+		d, err := g.Verify(context.Background(), tk, r, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,8 +142,8 @@ func TestGuardReceipts(t *testing.T) {
 	if err := g.RecordDelegated(f.child, t0); err != nil {
 		t.Fatal(err)
 	}
-	g.Check(context.Background(), f.child, req("read_file", "src/discount/a", "https://a.example.org/"), t0)
-	g.Check(context.Background(), f.child, req("read_file", "src/discount-other/a", "https://a.example.org/"), t0)
+	g.Verify(context.Background(), f.child, req("read_file", "src/discount/a", "https://a.example.org/"), t0)
+	g.Verify(context.Background(), f.child, req("read_file", "src/discount-other/a", "https://a.example.org/"), t0)
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestGuardRecordsHostileRequests(t *testing.T) {
 	for i := range 300 {
 		r.Paths = append(r.Paths, "src/\xfe"+strings.Repeat("x", i*10))
 	}
-	d, err := g.Check(context.Background(), f.child, r, t0)
+	d, err := g.Verify(context.Background(), f.child, r, t0)
 	if err != nil {
 		t.Fatalf("hostile request could not be recorded: %v", err)
 	}

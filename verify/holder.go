@@ -33,7 +33,7 @@ type Algorithm string
 // carry a signature by the current holder's key over the block and the
 // chain so far (spec/FORMAT.md §4.4); a thief holding the ticket but not
 // the key cannot rebind it.
-func (d *Decision) checkRebind(c *token.Chain, i int, prev []byte) bool {
+func (d *Decision) checkRebind(c *token.Verified, i int, prev []byte) bool {
 	b := &c.Blocks[i]
 	rebinds := false
 	for _, cv := range b.Caveats {
@@ -68,7 +68,7 @@ func (d *Decision) checkRebind(c *token.Chain, i int, prev []byte) bool {
 }
 
 // checkHolder checks the DPoP proof of a bound ticket's last holder.
-func (d *Decision) checkHolder(t *token.Ticket, c *token.Chain, holder []byte, req *caveat.Request, now time.Time, o *DPoPOptions) {
+func (d *Decision) checkHolder(t *token.Ticket, c *token.Verified, holder []byte, req *caveat.Request, now time.Time, o *DPoPOptions) {
 	block := 0
 	for i := range c.Blocks {
 		for _, cv := range c.Blocks[i].Caveats {
@@ -82,11 +82,12 @@ func (d *Decision) checkHolder(t *token.Ticket, c *token.Chain, holder []byte, r
 		d.refuse(CheckDPoP, block, caveat.Holder, "the ticket is bound to holder "+jktText(holder)+": a DPoP proof by that key is required")
 		return
 	}
-	p, err := dpop.Check(h.Proof, dpop.Expectations{
+	p, err := dpop.Verify(h.Proof, dpop.Expectations{
 		Method: h.Method, URI: h.URI, Nonce: h.Nonce,
 		AccessToken: t.String(), Thumbprint: jktText(holder),
 		Algorithms: joseAlgorithms(o.Algorithms), MaxAge: o.MaxAge, FutureSkew: o.FutureSkew,
 	}, now)
+
 	if err != nil {
 		var de *dpop.Error
 		reason := err.Error()

@@ -196,16 +196,16 @@ func TestGuardReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := alice.proof(t, bound, "same-jti")
-		if d, err := g.Check(context.Background(), bound, boundRequest(p), t0); err != nil || !d.Allowed {
+		if d, err := g.Verify(context.Background(), bound, boundRequest(p), t0); err != nil || !d.Allowed {
 			t.Fatalf("%s: first use: %v %v", f.name, err, d.Refusals)
 		}
-		if d, _ := g.Check(context.Background(), bound, boundRequest(p), t0.Add(time.Second)); d.Allowed || d.Refusals[0].Check != verify.CheckDPoP {
+		if d, _ := g.Verify(context.Background(), bound, boundRequest(p), t0.Add(time.Second)); d.Allowed || d.Refusals[0].Check != verify.CheckDPoP {
 			t.Errorf("%s: replayed proof: %+v", f.name, d.Refusals)
 		}
 		// The same jti for another htu is another proof.
 		p2, _ := dpop.Make(alice.key, htm, "mcp://workspace/list", dpop.MakeOptions{AccessToken: bound.String(), IssuedAt: t0, JTI: "same-jti"})
 		r := boundRequest(&caveat.HolderProof{Proof: p2, Method: htm, URI: "mcp://workspace/list"})
-		if d, _ := g.Check(context.Background(), bound, r, t0); !d.Allowed {
+		if d, _ := g.Verify(context.Background(), bound, r, t0); !d.Allowed {
 			t.Errorf("%s: same jti, other htu: %v", f.name, d.Refusals)
 		}
 	}

@@ -123,7 +123,7 @@ func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Tim
 
 // checkStructure replays the blocks into a scope (each must narrow what
 // came before), collects budgets and the intent, and checks revocation.
-func (d *Decision) checkStructure(chain *token.Chain, scope *caveat.Scope, opts *Options) bool {
+func (d *Decision) checkStructure(chain *token.Verified, scope *caveat.Scope, opts *Options) bool {
 	for i := range chain.Blocks {
 		if i > 0 {
 			if err := scope.CanAppend(i); err != nil {
@@ -202,7 +202,7 @@ func (d *Decision) checkCaveat(i int, c caveat.Caveat, req *caveat.Request, now 
 		}
 		req = &emptyRequest
 	}
-	if err := c.Check(req, now, skew); err != nil {
+	if err := c.Evaluate(req, now, skew); err != nil {
 		d.refuse(CheckCaveat, i, c.Kind, reason(err))
 	}
 }

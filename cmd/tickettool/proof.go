@@ -158,7 +158,7 @@ func runProofCheck(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := dpop.Check(proof, exp, now)
+	p, err := dpop.Verify(proof, exp, now)
 	var de *dpop.Error
 	switch {
 	case err != nil && errors.As(err, &de) && (de.Check == dpop.CheckSize || de.Check == dpop.CheckSyntax):
@@ -204,7 +204,7 @@ func printProofJSON(e *env, p *dpop.Proof, de *dpop.Error) error {
 		IAT: p.IssuedAt.UTC().Format(time.RFC3339), JTI: p.JTI, Hints: []string{}})
 }
 
-func proofHint(c dpop.CheckName) string {
+func proofHint(c dpop.Check) string {
 	switch c {
 	case dpop.CheckIAT:
 		return "a proof is accepted from its iat until 5 minutes later: make a fresh one (or check with --now near its iat)"

@@ -124,7 +124,7 @@ func (e *env) revokeTarget(arg, keyPath string, vk **key.Verifying) (guardpkg.Re
 // familyExpiry returns when a revocation in the chain's family may be
 // forgotten: block 0's until plus revokeMargin, or zero (never) when
 // block 0 has no until.
-func familyExpiry(c *token.Chain) time.Time {
+func familyExpiry(c *token.Verified) time.Time {
 	for _, cv := range c.Blocks[0].Caveats {
 		if cv.Kind == caveat.Until {
 			return time.Unix(cv.Time, 0).UTC().Add(revokeMargin)

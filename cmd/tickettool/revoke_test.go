@@ -147,7 +147,7 @@ func TestFamilyExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chainOf := func(text string) token.Chain {
+	chainOf := func(text string) token.Verified {
 		tk, err := token.Parse(text)
 		if err != nil {
 			t.Fatal(err)

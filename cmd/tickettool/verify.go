@@ -134,7 +134,7 @@ func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk 
 	if err != nil {
 		return err
 	}
-	d, err := g.Check(ctx, t, req, now)
+	d, err := g.Verify(ctx, t, req, now)
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}

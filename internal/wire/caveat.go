@@ -75,7 +75,7 @@ func EncodeCaveat(c caveat.Caveat) ([]byte, error) {
 //
 // A kind that is not known decodes into Caveat{Kind: k, Raw: a copy of
 // raw} with a nil error, once raw is checked to be one canonical item, so
-// the ticket that carries it re-encodes identically; caveat.Caveat.Check
+// the ticket that carries it re-encodes identically; caveat.Caveat.Evaluate
 // refuses it. The result never aliases raw.
 func DecodeCaveat(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
 	if len(raw) > TicketLimits().MaxItemSize {

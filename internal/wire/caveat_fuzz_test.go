@@ -41,7 +41,7 @@ func FuzzDecodeCaveat(f *testing.F) {
 		if err != nil || !bytes.Equal(again, raw) {
 			t.Fatalf("DecodeCaveat(%d, %x) = %+v re-encodes to %x, %v", k, raw, c, again, err)
 		}
-		_ = c.Check(&caveat.Request{}, now, 0)
+		_ = c.Evaluate(&caveat.Request{}, now, 0)
 		var s caveat.Scope
 		_ = s.Add(0, c)
 		_ = s.Add(1, c)

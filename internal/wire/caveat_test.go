@@ -133,7 +133,7 @@ func TestUnknownKindRaw(t *testing.T) {
 	if err != nil || !bytes.Equal(enc, c.Raw) {
 		t.Fatalf("EncodeCaveat = %x, %v", enc, err)
 	}
-	wantErr(t, "Check unknown kind", c.Check(&caveat.Request{}, now, 0), caveat.ErrRefused)
+	wantErr(t, "Check unknown kind", c.Evaluate(&caveat.Request{}, now, 0), caveat.ErrRefused)
 }
 
 func TestEncodeCaveatRefusesInvalid(t *testing.T) {

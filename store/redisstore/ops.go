@@ -111,7 +111,7 @@ func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, ar
 
 // Settle implements guard.Store.
 func (s *Store) Settle(ctx context.Context, family token.BlockID, id guard.RequestID, o guard.Outcome, now time.Time) error {
-	if err := guard.CheckOutcome(o); err != nil {
+	if err := guard.ValidateOutcome(o); err != nil {
 		return err
 	}
 	k := s.keys(family)
@@ -151,7 +151,7 @@ func (s *Store) Settle(ctx context.Context, family token.BlockID, id guard.Reque
 
 // Revoke implements guard.Store.
 func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) error {
-	if err := guard.CheckBlocks(r.Blocks); err != nil {
+	if err := guard.ValidateBlocks(r.Blocks); err != nil {
 		return err
 	}
 	k := s.keys(r.Family)
@@ -167,7 +167,7 @@ func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) e
 
 // Revoked implements guard.Store.
 func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []token.BlockID) (int, error) {
-	if err := guard.CheckBlocks(blocks); err != nil {
+	if err := guard.ValidateBlocks(blocks); err != nil {
 		return -1, err
 	}
 	k := s.keys(family)
@@ -189,7 +189,7 @@ func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []toke
 
 // Spent implements guard.Store.
 func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verify.Budget) ([]guard.Usage, error) {
-	if err := guard.CheckBudgets(budgets); err != nil {
+	if err := guard.ValidateBudgets(budgets); err != nil {
 		return nil, err
 	}
 	k := s.keys(family)

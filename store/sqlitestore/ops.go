@@ -16,7 +16,7 @@ import (
 
 // Settle implements guard.Store.
 func (s *Store) Settle(ctx context.Context, family token.BlockID, id guard.RequestID, o guard.Outcome, now time.Time) error {
-	if err := guard.CheckOutcome(o); err != nil {
+	if err := guard.ValidateOutcome(o); err != nil {
 		return err
 	}
 	return s.write(ctx, "settle", func(tx *sql.Tx) error {
@@ -69,7 +69,7 @@ func giveBackCharges(ctx context.Context, tx *sql.Tx, family token.BlockID, char
 
 // Revoke implements guard.Store.
 func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) error {
-	if err := guard.CheckBlocks(r.Blocks); err != nil {
+	if err := guard.ValidateBlocks(r.Blocks); err != nil {
 		return err
 	}
 	return s.write(ctx, "revoke", func(tx *sql.Tx) error {
@@ -88,7 +88,7 @@ func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) e
 
 // Revoked implements guard.Store.
 func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []token.BlockID) (int, error) {
-	if err := guard.CheckBlocks(blocks); err != nil {
+	if err := guard.ValidateBlocks(blocks); err != nil {
 		return -1, err
 	}
 	for i, id := range blocks {
@@ -106,7 +106,7 @@ func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []toke
 
 // Spent implements guard.Store.
 func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verify.Budget) ([]guard.Usage, error) {
-	if err := guard.CheckBudgets(budgets); err != nil {
+	if err := guard.ValidateBudgets(budgets); err != nil {
 		return nil, err
 	}
 	u := make([]guard.Usage, len(budgets))
