@@ -23,7 +23,7 @@ const microsPerUnit = 1_000_000
 // be followed by 1 to 6 decimals ("1.USD" and "0.0000001USD" are refused);
 // signs, exponents, spaces, thousands separators, lowercase currencies and
 // amounts above math.MaxUint64 micros are refused. The error wraps
-// ErrSyntax.
+// [ErrSyntax].
 func ParseAmount(s string) (Amount, error) {
 	a, why := parseAmount(s)
 	if why != "" {

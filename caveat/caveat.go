@@ -9,7 +9,7 @@ import (
 	"github.com/tickettool/tickettool/internal/uri"
 )
 
-// Caveat is one typed caveat. Which field is meaningful depends on Kind;
+// Caveat is one typed caveat. Which field is meaningful depends on [Kind];
 // in a valid caveat every other field is zero (nil or empty), so two
 // caveats with the same meaning are equal field by field (see Equal).
 type Caveat struct {
@@ -38,7 +38,7 @@ func (c Caveat) Equal(d Caveat) bool {
 func NewTools(names ...string) (Caveat, error) { return newList(Tools, names) }
 
 // NewOps returns ops=ops: each op is [a-z][a-z0-9_-]{0,63}. Only "delegate"
-// means something here (see Scope.CanAppend); the others are opaque.
+// means something here (see [Scope.CanAppend]); the others are opaque.
 func NewOps(ops ...string) (Caveat, error) { return newList(Ops, ops) }
 
 // NewPaths returns paths=prefixes. A prefix is relative ("src/discount")
@@ -74,7 +74,7 @@ func NewUntil(t time.Time) (Caveat, error) {
 }
 
 // NewNotBefore returns nbf=t, rounded up to a whole second (never earlier
-// than asked), within the same range as NewUntil.
+// than asked), within the same range as [NewUntil].
 func NewNotBefore(t time.Time) (Caveat, error) {
 	s := t.Unix()
 	if t.Nanosecond() != 0 {
@@ -113,8 +113,8 @@ func checked(c Caveat) (Caveat, error) {
 }
 
 // Valid returns nil when c is a valid, canonical caveat, as every
-// constructor and Parse return one, and otherwise an *Error wrapping
-// ErrSyntax that says why. For a kind this package does not know it
+// constructor and [Parse] return one, and otherwise an *[Error] wrapping
+// [ErrSyntax] that says why. For a kind this package does not know it
 // checks only that no field but Raw is set: whether Raw holds one
 // canonical CBOR value is for the code that writes it (token refuses a
 // ticket whose value does not).

@@ -19,21 +19,21 @@ var (
 	// satisfy the caveat.
 	ErrRefused = errors.New("caveat: refused")
 
-	// ErrWiden matches every refusal by Scope: the caveat is not at least as
+	// ErrWiden matches every refusal by [Scope]: the caveat is not at least as
 	// strict as the effective constraint of its kind, or no block may be
 	// appended.
 	ErrWiden = errors.New("caveat: not narrower")
 )
 
 // Error is an error of this package: the kind it concerns, why, and which
-// of ErrSyntax, ErrRefused or ErrWiden it is.
+// of [ErrSyntax], [ErrRefused] or [ErrWiden] it is.
 type Error struct {
 	Kind   Kind   // the kind concerned; 0 when none is known (e.g. an unknown key)
 	Reason string // a message a person can act on; never more than needed
 	Err    error  // ErrSyntax, ErrRefused or ErrWiden
 }
 
-// Error returns "caveat: KIND: REASON", or "caveat: REASON" when Kind is
+// Error returns "caveat: KIND: REASON", or "caveat: REASON" when [Kind] is
 // not a known kind (the reason then names the kind itself when there is
 // one).
 func (e *Error) Error() string {
@@ -43,7 +43,7 @@ func (e *Error) Error() string {
 	return "caveat: " + e.Reason
 }
 
-// Unwrap returns the sentinel, so errors.Is(err, ErrRefused) works.
+// Unwrap returns the sentinel, so errors.Is(err, [ErrRefused]) works.
 func (e *Error) Unwrap() error { return e.Err }
 
 func syntaxErr(k Kind, format string, args ...any) error {

@@ -35,7 +35,7 @@ var noRequest Request
 
 // Check reports whether c holds for the request r at now (compared in
 // whole unix seconds, now.Unix()), allowing skew for until and nbf: nil,
-// or an *Error wrapping ErrRefused whose Reason a person can act on. A nil
+// or an *[Error] wrapping [ErrRefused] whose Reason a person can act on. A nil
 // r is an empty request; a negative skew counts as zero, and skew is used
 // in whole seconds (rounded down).
 //
@@ -59,12 +59,12 @@ var noRequest Request
 //   - cost: r.Cost is stated, in the same currency, and at most the limit.
 //   - total: r.Cost is stated and in the same currency; the running total
 //     is the ledger's to count, not this function's.
-//   - calls (counted by the ledger), depth (structural, see Scope), intent
+//   - calls (counted by the ledger), depth (structural, see [Scope]), intent
 //     (a record of why) and holder (the verifier checks the DPoP proof)
 //     always hold here.
 //   - an unknown kind never holds: unknown kinds fail closed.
 //
-// Check assumes c is valid (as every constructor and Parse return it, and
+// Check assumes c is valid (as every constructor and [Parse] return it, and
 // Valid reports). It does not re-validate: a hand-built invalid caveat can be
 // refused wrongly but never admits more than its entries say, since every
 // match is an exact lookup. Check does not allocate unless it refuses or a

@@ -22,7 +22,7 @@ type Scope struct {
 // its kind and records it as the new effective constraint. The caveats of
 // one block may be added in any order; blocks must come in ascending
 // order, and the first caveat of a block with index > 0 is first checked
-// with CanAppend. On error (an *Error wrapping ErrWiden) s is unchanged.
+// with CanAppend. On error (an *[Error] wrapping [ErrWiden]) s is unchanged.
 //
 // The relations:
 //
@@ -143,7 +143,7 @@ func depthLimit(block int, n uint64) uint64 {
 }
 
 // CanAppend reports whether a block with index next may be appended:
-// nil, or an *Error wrapping ErrWiden when an effective ops caveat of an
+// nil, or an *[Error] wrapping [ErrWiden] when an effective ops caveat of an
 // earlier block lacks "delegate", or when next lies beyond the effective
 // depth limit.
 func (s *Scope) CanAppend(next int) error {
@@ -162,7 +162,7 @@ func (s *Scope) CanAppend(next int) error {
 }
 
 // Effective returns the effective caveat of each kind constrained so far,
-// in Kind order (for display). The depth caveat is expressed as if stated
+// in [Kind] order (for display). The depth caveat is expressed as if stated
 // in block 0: its N is the highest block index allowed. The caveats share
 // their slices with the ones added.
 func (s *Scope) Effective() []Caveat {

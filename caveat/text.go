@@ -20,7 +20,7 @@ import (
 //     each kind's entry syntax). Paths get their trailing "/" added and
 //     hosts are lowercased; the list is sorted and deduplicated.
 //   - calls, depth: a decimal number without sign or leading zeros.
-//   - cost, total: an amount as ParseAmount reads it, e.g. 0.50USD.
+//   - cost, total: an amount as [ParseAmount] reads it, e.g. 0.50USD.
 //   - until, nbf: unix seconds (all digits, e.g. 1796008800); or RFC 3339
 //     with any offset and without fractional seconds (converted to UTC);
 //     or a positive Go duration relative to now (10m, 1h30m), resolved
@@ -30,7 +30,7 @@ import (
 //     does not start with a double quote, the bare text.
 //   - holder: the jkt in unpadded base64url (43 characters).
 //
-// Every error wraps ErrSyntax.
+// Every error wraps [ErrSyntax].
 func Parse(s string, now time.Time) (Caveat, error) {
 	key, val, ok := strings.Cut(s, "=")
 	if !ok {
@@ -110,9 +110,9 @@ func parseTime(k Kind, val string, now time.Time) (Caveat, error) {
 	return NewNotBefore(now.Add(d))
 }
 
-// ParseAll parses each argument with Parse. A kind may appear only once
+// ParseAll parses each argument with [Parse]. A kind may appear only once
 // (the caveats form one block, which holds one caveat per kind). The
-// result is in Kind order. The first error is returned.
+// result is in [Kind] order. The first error is returned.
 func ParseAll(args []string, now time.Time) ([]Caveat, error) {
 	out := make([]Caveat, 0, len(args))
 	for _, a := range args {
@@ -134,9 +134,9 @@ func ParseAll(args []string, now time.Time) ([]Caveat, error) {
 }
 
 // String returns the canonical text form of c. For every valid caveat of
-// a known kind, Parse(c.String(), anyNow) equals c: lists are joined with
+// a known kind, [Parse](c.String(), anyNow) equals c: lists are joined with
 // commas, times are RFC 3339 UTC (until=2026-11-30T03:20:00Z), amounts as
-// Amount.String, intents Go-quoted (strconv.Quote), holders unpadded
+// [Amount.String], intents Go-quoted (strconv.Quote), holders unpadded
 // base64url. A caveat of an unknown kind prints as "kind(42)=" followed by
 // the hex of its CBOR value; that is for people only, and Parse refuses
 // it.

@@ -24,7 +24,7 @@ import (
 //	head <base64 of the SHA-256 chain hash of the last record>
 //
 // The last line is an extension line; for an empty log, root is SHA-256 of
-// the empty string (RFC 6962 §2.1) and head is OriginHash(origin). The
+// the empty string (RFC 6962 §2.1) and head is [OriginHash](origin). The
 // text is signed as a c2sp.org/signed-note (golang.org/x/mod/sumdb/note).
 type Checkpoint struct {
 	Origin string
@@ -108,7 +108,7 @@ func SignCheckpoint(c Checkpoint, k *key.Signing) ([]byte, error) {
 
 // OpenCheckpoint verifies a signed checkpoint with key (its verifying
 // half suffices for Ed25519) and returns what it states. The note must be
-// at most MaxCheckpointBytes, carry a valid signature by key (signatures
+// at most [MaxCheckpointBytes], carry a valid signature by key (signatures
 // by other keys are ignored, as signed-note requires; a note with none by
 // key is refused), and state origin.
 func OpenCheckpoint(signed []byte, k *key.Verifying, origin string) (Checkpoint, error) {
@@ -148,7 +148,7 @@ func OpenCheckpoint(signed []byte, k *key.Verifying, origin string) (Checkpoint,
 	return c, nil
 }
 
-// MakeCheckpoint verifies the log at path (as Verify does) and returns a
+// MakeCheckpoint verifies the log at path (as [Verify] does) and returns a
 // checkpoint of it signed with the signing k. An auditor keeps it.
 func MakeCheckpoint(path string, k *key.Signing, origin string) ([]byte, error) {
 	if err := checkSigning(k); err != nil {
@@ -161,11 +161,11 @@ func MakeCheckpoint(path string, k *key.Signing, origin string) ([]byte, error) 
 	return SignCheckpoint(sum.Checkpoint(), k)
 }
 
-// VerifyCheckpoint verifies the log at path (as Verify does) and checks it
+// VerifyCheckpoint verifies the log at path (as [Verify] does) and checks it
 // against a signed checkpoint: a log with fewer records than the checkpoint
 // was truncated or rolled back (ErrTruncated); a log whose first Size
 // records do not have the checkpoint's Merkle root and head was rewritten
-// (ErrForked). Both are *CheckpointError. A log that grew since the
+// (ErrForked). Both are *[CheckpointError]. A log that grew since the
 // checkpoint passes; the summary describes the whole log.
 func VerifyCheckpoint(path string, signed []byte, k *key.Verifying, origin string) (*Summary, error) {
 	f, size, err := snapshot(path)
@@ -176,7 +176,7 @@ func VerifyCheckpoint(path string, signed []byte, k *key.Verifying, origin strin
 	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, k, origin, nil)
 }
 
-// VerifyCheckpointBytes is VerifyCheckpoint over a log held in memory.
+// VerifyCheckpointBytes is [VerifyCheckpoint] over a log held in memory.
 func VerifyCheckpointBytes(data, signed []byte, k *key.Verifying, origin string) (*Summary, error) {
 	return verifyCheckpoint(bytes.NewReader(data), signed, k, origin, nil)
 }
@@ -260,7 +260,7 @@ func CheckInclusion(signed []byte, index int64, record []byte, proof tlog.Record
 // grew from that of the older one (both verified with key for origin):
 // proof must be the RFC 6962 consistency proof (tlog.CheckTree) from the
 // older size to the newer. A newer checkpoint with fewer records matches
-// ErrTruncated; any other disagreement ErrForked (*CheckpointError).
+// [ErrTruncated]; any other disagreement [ErrForked] (*[CheckpointError]).
 func CheckConsistency(older, newer []byte, proof tlog.TreeProof, k *key.Verifying, origin string) error {
 	o, err := OpenCheckpoint(older, k, origin)
 	if err != nil {

@@ -45,16 +45,16 @@
 //
 // A log is a file holding an RFC 8742 CBOR sequence of records and nothing
 // else. Log.Append writes under an exclusive flock(2) with O_APPEND and
-// fsyncs before returning; Verify replays the chain and stops at the first
-// break (*BreakError); a crash mid-append leaves a torn tail, which Verify
-// reports (ErrTorn), Append refuses, and Repair drops, saying exactly what.
+// fsyncs before returning; [Verify] replays the chain and stops at the first
+// break (*[BreakError]); a crash mid-append leaves a torn tail, which Verify
+// reports (ErrTorn), Append refuses, and [Repair] drops, saying exactly what.
 //
 // A tail is torn only when the file ends inside its first incomplete item
 // (or holds only zero bytes from there) and no complete, well-formed record
-// (one Decode accepts) starts anywhere after that item's first byte: a
+// (one [Decode] accepts) starts anywhere after that item's first byte: a
 // crash leaves nothing after the record it cut short. Otherwise the log is
-// broken at that item, not torn, wherever it is reported (Verify, Scan,
-// Open, Append), and Repair refuses it and changes nothing: a changed
+// broken at that item, not torn, wherever it is reported (Verify, [Scan],
+// [Open], Append), and Repair refuses it and changes nothing: a changed
 // length byte in record 0 must not make the records after it look like the
 // rest of one incomplete record. The search for such a record tries at
 // most 8 record-like offsets (linear time); when more of them follow, the

@@ -9,25 +9,25 @@ import (
 )
 
 var (
-	// ErrBroken matches (errors.Is) every *BreakError: the log does not
+	// ErrBroken matches (errors.Is) every *[BreakError]: the log does not
 	// verify. A torn tail matches it too.
 	ErrBroken = errors.New("chain: broken chain")
 
-	// ErrTorn matches a *BreakError whose Torn is set: the log ends in an
+	// ErrTorn matches a *[BreakError] whose Torn is set: the log ends in an
 	// incomplete record, as a crash mid-append leaves it, and no complete
 	// record follows it. Repair drops it.
 	ErrTorn = errors.New("chain: torn tail")
 
-	// ErrMalformed is returned (wrapped) by Decode, Marshal and
+	// ErrMalformed is returned (wrapped) by [Decode], Marshal and
 	// SigningInput for a record that is not one valid canonical record.
 	ErrMalformed = errors.New("chain: malformed record")
 
-	// ErrTruncated matches a *CheckpointError: the log holds fewer records
+	// ErrTruncated matches a *[CheckpointError]: the log holds fewer records
 	// than a checkpoint of it, so records were removed (truncation) or an
 	// older copy was put back (rollback).
 	ErrTruncated = errors.New("chain: log is shorter than its checkpoint")
 
-	// ErrForked matches a *CheckpointError: the log's first records are not
+	// ErrForked matches a *[CheckpointError]: the log's first records are not
 	// the ones a checkpoint (or a consistency proof) commits to.
 	ErrForked = errors.New("chain: log does not match its checkpoint")
 
@@ -35,22 +35,22 @@ var (
 	// well-formed note signed by the expected key for the expected origin.
 	ErrCheckpoint = errors.New("chain: checkpoint does not verify")
 
-	// ErrClosed is returned by Append on a closed Log.
+	// ErrClosed is returned by Append on a closed [Log].
 	ErrClosed = errors.New("chain: log is closed")
 
 	// ErrClockBackwards is returned by Append when the caller's time lies
-	// more than MaxClockStepBack before the last record's time.
+	// more than [MaxClockStepBack] before the last record's time.
 	ErrClockBackwards = errors.New("chain: clock is behind the last record")
 
 	// ErrWrongAlg is returned (wrapped) when a record's algorithm is not the
-	// key's; a *KeyError of another algorithm matches it too.
+	// key's; a *[KeyError] of another algorithm matches it too.
 	ErrWrongAlg = errors.New("chain: record algorithm does not match the key")
 
-	// ErrWrongKey matches a *KeyError: the key is not the one the log was
+	// ErrWrongKey matches a *[KeyError]: the key is not the one the log was
 	// signed with.
 	ErrWrongKey = errors.New("chain: the key is not the log's")
 
-	// ErrNotLog matches a *BreakError whose NotLog is set: the file does
+	// ErrNotLog matches a *[BreakError] whose NotLog is set: the file does
 	// not start with a record, so it is no receipt log at all.
 	ErrNotLog = errors.New("chain: not a receipt log")
 )
@@ -59,8 +59,8 @@ var (
 // first record does not verify under the key and neither does any other
 // (so no single record was tampered with: the whole log is another key's,
 // or every record was rewritten). A record carries no key id, so the log's
-// key is known only by its algorithm. It matches ErrWrongKey, and
-// ErrWrongAlg when the algorithms differ. It does not match ErrBroken.
+// key is known only by its algorithm. It matches [ErrWrongKey], and
+// [ErrWrongAlg] when the algorithms differ. It does not match [ErrBroken].
 type KeyError struct {
 	Key    string  // the key given: its name and key hash, "name+1a2b3c4d"
 	KeyAlg key.Alg // the key's algorithm
@@ -74,7 +74,7 @@ func (e *KeyError) Error() string {
 	return fmt.Sprintf("chain: key %s is not the log's key: no record of the log verifies under it (the log is signed with another %s key)", e.Key, e.LogAlg)
 }
 
-// Is reports whether target is ErrWrongKey, or ErrWrongAlg when the
+// Is reports whether target is [ErrWrongKey], or [ErrWrongAlg] when the
 // algorithms differ.
 func (e *KeyError) Is(target error) bool {
 	return target == ErrWrongKey || (target == ErrWrongAlg && e.KeyAlg != e.LogAlg)
@@ -89,7 +89,7 @@ func (e *KeyError) Is(target error) bool {
 // zero bytes from its offset) and no complete, well-formed record starts
 // anywhere after its first byte, as a crash mid-append leaves a log. A
 // record cut short with a complete record after it is damage: Torn is
-// false and Repair refuses it.
+// false and [Repair] refuses it.
 type BreakError struct {
 	Index  int64
 	Offset int64
@@ -110,8 +110,8 @@ func (e *BreakError) Error() string {
 	return fmt.Sprintf("chain: broken at record %d (offset %d): %s", e.Index, e.Offset, e.Reason)
 }
 
-// Is reports whether target is ErrBroken, ErrTorn for a torn tail, or
-// ErrNotLog for a file that is no log.
+// Is reports whether target is [ErrBroken], [ErrTorn] for a torn tail, or
+// [ErrNotLog] for a file that is no log.
 func (e *BreakError) Is(target error) bool {
 	return target == ErrBroken || (e.Torn && target == ErrTorn) || (e.NotLog && target == ErrNotLog)
 }
@@ -127,7 +127,7 @@ func notLog(be *BreakError, first []byte) *BreakError {
 }
 
 // CheckpointError says how a log (or a newer checkpoint) differs from a
-// checkpoint. It matches ErrTruncated or ErrForked.
+// checkpoint. It matches [ErrTruncated] or [ErrForked].
 type CheckpointError struct {
 	LogSize        int64 // records in the log (or the newer checkpoint)
 	CheckpointSize int64 // records the checkpoint commits to
@@ -141,7 +141,7 @@ func (e *CheckpointError) Error() string {
 
 func (e *CheckpointError) Unwrap() error { return e.Err }
 
-// Torn describes what Repair dropped: Bytes bytes from Offset to the end
+// Torn describes what [Repair] dropped: Bytes bytes from Offset to the end
 // of the file. Bytes is 0 when there was nothing to drop.
 type Torn struct {
 	Offset int64

@@ -11,7 +11,7 @@ import (
 )
 
 // Field 15 of a record (FORMAT.md §1): the wire values of the two
-// algorithms. They are the format's own numbers, not key.Alg's.
+// algorithms. They are the format's own numbers, not [key.Alg]'s.
 const (
 	wireEd25519 = 1
 	wireHMAC    = 2

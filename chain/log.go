@@ -48,10 +48,10 @@ type Log struct {
 // item, the first is bound to origin and verifies, and the last verifies
 // and links to the one before it. It does not replay every signature of a
 // long log (Verify does). A torn tail or a broken log is returned as a
-// *BreakError (a torn tail only when no complete record follows the
-// incomplete one, as for Verify); run Repair for a torn tail, investigate
+// *[BreakError] (a torn tail only when no complete record follows the
+// incomplete one, as for [Verify]); run [Repair] for a torn tail, investigate
 // a broken log. A key that is not the log's (no record verifies under it)
-// is a *KeyError, not a break.
+// is a *[KeyError], not a break.
 func Open(path string, k *key.Signing, origin string) (*Log, error) {
 	if err := checkSigning(k); err != nil {
 		return nil, err
@@ -105,18 +105,18 @@ func (l *Log) Append(r Record, now time.Time) (Record, error) {
 	return out[0], nil
 }
 
-// AppendBatch appends records (at most MaxBatch) in one write and one
+// AppendBatch appends records (at most [MaxBatch]) in one write and one
 // fsync, and returns them as written. Each record's Seq, Time, Prev, Alg
 // and Sig are set by the log (whatever the caller put there): Time is now
 // in whole milliseconds, or the last record's time when now lies before it
-// by at most MaxClockStepBack (further back: ErrClockBackwards), so time
+// by at most [MaxClockStepBack] (further back: ErrClockBackwards), so time
 // never goes backwards in the log. All records of a batch share one time.
 //
 // When AppendBatch returns nil every record is durable (written and
 // fsynced). On an error no record is acknowledged, though a crash or a
 // failed fsync may leave some of them in the file. After a failed fsync
-// the Log refuses every further append: reopen it and Verify. A log that
-// ends in a torn tail is refused (ErrTorn) until Repair.
+// the [Log] refuses every further append: reopen it and [Verify]. A log that
+// ends in a torn tail is refused (ErrTorn) until [Repair].
 func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 	if len(rs) == 0 || len(rs) > MaxBatch {
 		return nil, fmt.Errorf("chain: a batch holds 1 to %d records, not %d", MaxBatch, len(rs))
@@ -186,7 +186,7 @@ func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 	return out, nil
 }
 
-// Close closes the log file. Appends after Close return ErrClosed.
+// Close closes the log file. Appends after Close return [ErrClosed].
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

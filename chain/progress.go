@@ -6,7 +6,7 @@ import (
 	"github.com/tickettool/tickettool/key"
 )
 
-// VerifyOptions are the optional settings of VerifyFile.
+// VerifyOptions are the optional settings of [VerifyFile].
 type VerifyOptions struct {
 	// Checkpoint, when not nil, is a signed checkpoint the log must
 	// match, as VerifyCheckpoint checks it.
@@ -18,7 +18,7 @@ type VerifyOptions struct {
 	Progress func(records, bytes int64)
 }
 
-// VerifyFile is Verify, or VerifyCheckpoint when opts.Checkpoint is set,
+// VerifyFile is [Verify], or [VerifyCheckpoint] when opts.Checkpoint is set,
 // reporting its progress to opts.Progress.
 func VerifyFile(path string, k *key.Verifying, origin string, opts VerifyOptions) (*Summary, error) {
 	f, size, err := snapshot(path)

@@ -24,7 +24,7 @@ const (
 // Record is one receipt: one authorisation decision or event. Its encoding
 // is described in the package documentation and in FORMAT.md.
 //
-// Seq, Time, Prev, Alg and Sig are filled in by Log.Append; the other
+// Seq, Time, Prev, Alg and Sig are filled in by [Log.Append]; the other
 // fields are the caller's. Empty optional fields are omitted from the
 // encoding, so an empty slice and a nil slice encode alike (and decode as
 // nil). Text fields must be valid UTF-8.
@@ -184,7 +184,7 @@ func (r Record) SigningInput() ([]byte, error) {
 // Decode decodes one record strictly: data must be exactly one canonical
 // CBOR item (RFC 8949 §4.2.1) within the limits, with no unknown, missing
 // or empty-but-present fields, and must be the record's one encoding. It
-// does not check the signature (see VerifyRecord).
+// does not check the signature (see [VerifyRecord]).
 func Decode(data []byte) (Record, error) {
 	r, _, err := decode(data)
 	if err != nil {

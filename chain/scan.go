@@ -141,7 +141,7 @@ func recordAfter(b []byte) int {
 	return -1
 }
 
-// Entry is one record of a log as Scan reads it.
+// Entry is one record of a log as [Scan] reads it.
 type Entry struct {
 	Index  int64  // position in the log, from 0
 	Offset int64  // byte offset of the record in the log
@@ -151,9 +151,9 @@ type Entry struct {
 
 // Scan returns an iterator over the records of a log (for display, e.g.
 // "receipt show"). Each record is decoded strictly, but Scan checks no
-// signature, link, sequence or time: use Verify for that. At the first
-// record that does not decode it yields a zero Entry (Index and Offset
-// set) with a *BreakError or read error, and stops.
+// signature, link, sequence or time: use [Verify] for that. At the first
+// record that does not decode it yields a zero [Entry] (Index and Offset
+// set) with a *[BreakError] or read error, and stops.
 func Scan(r io.Reader) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		s := newScanner(r)

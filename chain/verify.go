@@ -172,12 +172,12 @@ func checkOrigin(origin string) error {
 // its position (from 0), hold in prev the SHA-256 of the previous record's
 // exact bytes (OriginHash(origin) for the first), and a time no earlier
 // than the previous record's. It stops at the first record that does not
-// and returns a *BreakError (matching ErrBroken, and ErrTorn when the log
+// and returns a *[BreakError] (matching [ErrBroken], and [ErrTorn] when the log
 // ends in an incomplete record with no complete record after it, and
-// ErrNotLog when the input does not start with a record at all). When the
+// [ErrNotLog] when the input does not start with a record at all). When the
 // first record fails on its algorithm or signature and no other record
 // verifies under key either, the key is not the log's: that is a
-// *KeyError (ErrWrongKey), not a break. Read errors are returned as they
+// *[KeyError] (ErrWrongKey), not a break. Read errors are returned as they
 // are.
 //
 // A bare chain cannot show that records were removed from its end:
@@ -192,12 +192,12 @@ func VerifyReader(r io.Reader, k *key.Verifying, origin string) (*Summary, error
 	return newReplayer(k, origin).run(r)
 }
 
-// VerifyBytes is VerifyReader over a log held in memory.
+// VerifyBytes is [VerifyReader] over a log held in memory.
 func VerifyBytes(data []byte, k *key.Verifying, origin string) (*Summary, error) {
 	return VerifyReader(bytes.NewReader(data), k, origin)
 }
 
-// Verify is VerifyReader over the log file at path. It reads the log as it
+// Verify is [VerifyReader] over the log file at path. It reads the log as it
 // was at one moment when no append was in progress (the length is taken
 // under a shared lock), so that it never reports an append in flight as a
 // torn tail, and it does not block appenders while it verifies.
@@ -254,11 +254,11 @@ func VerifyRecord(data []byte, k *key.Verifying) (Record, error) {
 
 // Repair drops a torn tail from the log at path, under the log's exclusive
 // lock, and reports exactly what it dropped. It first replays the whole
-// log with key for origin (as Verify does): when the log verifies it
-// changes nothing and returns Torn{Offset: size}; when the log ends in an
+// log with key for origin (as [Verify] does): when the log verifies it
+// changes nothing and returns [Torn]{Offset: size}; when the log ends in an
 // incomplete record after records that all verify, and no complete,
 // well-formed record starts anywhere after that record's first byte (see
-// BreakError), it truncates the file at that record's offset, syncs it,
+// [BreakError]), it truncates the file at that record's offset, syncs it,
 // and returns the offset and byte count dropped. Otherwise (a complete
 // record does not verify, or a record is cut short or damaged with a
 // complete record after it) it changes nothing and returns the

@@ -109,9 +109,9 @@ func (exp *Expectations) resolve() (settings, error) {
 
 // Verify checks one DPoP proof against exp at time now, performing every
 // check of RFC 9449 §4.3 in the order given in the package documentation.
-// A refused proof yields an *Error (errors.Is(err, ErrInvalid)); unusable
-// Expectations yield an error wrapping ErrExpectations. Verify does not
-// record the jti; see Proof.Remember.
+// A refused proof yields an *[Error] (errors.Is(err, [ErrInvalid])); unusable
+// [Expectations] yield an error wrapping [ErrExpectations]. Verify does not
+// record the jti; see [Proof.Remember].
 func Verify(proof string, exp Expectations, now time.Time) (*Proof, error) {
 	st, err := exp.resolve()
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package dpop creates and checks DPoP proofs (RFC 9449). It knows nothing
 // of tickets: a caller that binds a ticket to a key compares the RFC 7638
-// thumbprint that Verify returns (or passes it in Expectations.Thumbprint)
+// thumbprint that [Verify] returns (or passes it in Expectations.Thumbprint)
 // with the bound "jkt". Holder keys, their JWKs and thumbprints are
 // package key's ([key.Holder], [key.HolderPublic]).
 //
@@ -9,18 +9,18 @@
 // optionally nonce and ath), signed by a [key.Holder].
 // NormalizeURI compares URIs after RFC 3986 §6.2.2 and §6.2.3
 // normalisation. Numeric limits and defaults are in limits.go: proofs of at
-// most MaxProofBytes (8 KiB), a window of DefaultMaxAge (5 minutes) into
-// the past and DefaultFutureSkew (30 seconds) into the future.
+// most [MaxProofBytes] (8 KiB), a window of [DefaultMaxAge] (5 minutes) into
+// the past and [DefaultFutureSkew] (30 seconds) into the future.
 //
 // # Contract of Verify
 //
-// Verify first validates the Expectations; unusable ones (no method, a URI
-// NormalizeURI refuses, an allow-list naming "none", an HMAC or any
+// Verify first validates the [Expectations]; unusable ones (no method, a URI
+// [NormalizeURI] refuses, an allow-list naming "none", an HMAC or any
 // algorithm other than ES256 and EdDSA, a negative or over-long window)
-// give an error wrapping ErrExpectations, which does not match ErrInvalid.
+// give an error wrapping [ErrExpectations], which does not match [ErrInvalid].
 //
 // Verify performs every check of RFC 9449 §4.3, in this fixed order, and the
-// first failure is returned as an *Error whose Check field names it (every
+// first failure is returned as an *[Error] whose [Check] field names it (every
 // such error also matches ErrInvalid under errors.Is):
 //
 //  1. size: the proof is at most MaxProofBytes long (checked before parsing).
@@ -39,7 +39,7 @@
 //     Ed25519), and its "alg" member, if any, equals alg.
 //  6. signature: the JWS signature verifies with that jwk.
 //  7. claims: the payload is exactly one JSON object held to the header's
-//     rules of step 2; "jti" (non-empty string of at most MaxJTIBytes),
+//     rules of step 2; "jti" (non-empty string of at most [MaxJTIBytes]),
 //     "htm" and "htu" (strings) and "iat" (a JSON integer literal: digits
 //     only) are present; "nonce" and "ath", when present, are strings.
 //     Other claims are ignored after a syntax check.
@@ -50,7 +50,7 @@
 //  10. iat: now-MaxAge <= iat <= now+FutureSkew (both edges included;
 //     defaults DefaultMaxAge = 5 minutes and DefaultFutureSkew = 30 seconds).
 //  11. nonce: when Expectations.Nonce is set, the proof carries an equal
-//     nonce; failures also match ErrNonce, so that a server can answer with
+//     nonce; failures also match [ErrNonce], so that a server can answer with
 //     a fresh DPoP-Nonce (RFC 9449 §8).
 //  12. ath: when Expectations.AccessToken is set, "ath" equals
 //     base64url(SHA-256(access token)) of the token exactly as given. When no
@@ -61,7 +61,7 @@
 // Verify does not remember jti values: replay detection is stateful and is
 // the caller's job. Proof.ReplayKey (jti plus the normalised htu) and
 // Proof.RememberUntil are what to record, for example with
-// Proof.Remember and a MemoryReplayCache. Replay is keyed on the jti, never
+// [Proof.Remember] and a [MemoryReplayCache]. Replay is keyed on the jti, never
 // on the proof bytes, because ECDSA signatures are malleable.
 //
 // Header failures are named by the same ordered checks whether go-jose

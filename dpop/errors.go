@@ -7,11 +7,11 @@ import (
 )
 
 // Check names one step of proof checking; it is the Check field of
-// *Error.
+// *[Error].
 type Check string
 
-// The checks, in the order in which Verify performs them (see the package
-// documentation). CheckReplay is reported by Proof.Remember.
+// The checks, in the order in which [Verify] performs them (see the package
+// documentation). CheckReplay is reported by [Proof.Remember].
 const (
 	CheckSize      Check = "size"
 	CheckSyntax    Check = "syntax"
@@ -38,8 +38,8 @@ var (
 	// (RFC 9449 §8).
 	ErrNonce = errors.New("dpop: nonce missing or wrong")
 
-	// ErrExpectations is returned (wrapped) by Verify when the Expectations
-	// themselves are unusable; it does not match ErrInvalid.
+	// ErrExpectations is returned (wrapped) by [Verify] when the [Expectations]
+	// themselves are unusable; it does not match [ErrInvalid].
 	ErrExpectations = errors.New("dpop: invalid expectations")
 )
 
@@ -53,7 +53,7 @@ func (e *Error) Error() string {
 	return "dpop: " + string(e.Check) + ": " + e.Reason
 }
 
-// Is reports whether target is ErrInvalid, or ErrNonce for a nonce refusal.
+// Is reports whether target is [ErrInvalid], or [ErrNonce] for a nonce refusal.
 func (e *Error) Is(target error) bool {
 	return target == ErrInvalid || (target == ErrNonce && e.Check == CheckNonce)
 }

@@ -19,14 +19,14 @@ const (
 	// MaxWindow bounds Expectations.MaxAge and Expectations.FutureSkew.
 	MaxWindow = 24 * time.Hour
 
-	// MaxProofBytes is the largest proof Verify accepts; longer input is
+	// MaxProofBytes is the largest proof [Verify] accepts; longer input is
 	// refused before any decoding.
 	MaxProofBytes = 8 << 10
 
 	// MaxJTIBytes bounds the length of the jti claim.
 	MaxJTIBytes = 256
 
-	// MaxURIBytes bounds the length of a URI accepted by NormalizeURI.
+	// MaxURIBytes bounds the length of a URI accepted by [NormalizeURI].
 	MaxURIBytes = 4 << 10
 
 	// maxIssuedAt is the largest iat accepted (9999-12-31T23:59:59Z), which
@@ -50,7 +50,7 @@ const (
 	// jtiRandomBytes is how many random bytes Make draws for a jti.
 	jtiRandomBytes = 16
 
-	// DefaultReplayCacheSize is the capacity NewMemoryReplayCache uses when
+	// DefaultReplayCacheSize is the capacity [NewMemoryReplayCache] uses when
 	// given a size <= 0.
 	DefaultReplayCacheSize = 1 << 16
 

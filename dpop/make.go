@@ -17,7 +17,7 @@ import (
 	"github.com/tickettool/tickettool/key"
 )
 
-// MakeOptions are the optional parts of a proof made by Make.
+// MakeOptions are the optional parts of a proof made by [Make].
 type MakeOptions struct {
 	// Nonce, when non-empty, is sent as the nonce claim.
 	Nonce string
@@ -45,7 +45,7 @@ type proofClaims struct {
 // method and URI, signed by the holder key (ES256 or EdDSA, by the key's
 // algorithm). The header carries typ "dpop+jwt" and the public JWK only.
 // htu is uri without its query and fragment; the rest of uri must be
-// acceptable to NormalizeURI and is kept as given.
+// acceptable to [NormalizeURI] and is kept as given.
 func Make(holder *key.Holder, method, uri string, opts MakeOptions) (string, error) {
 	signer, err := newHolderSigner(holder)
 	if err != nil {

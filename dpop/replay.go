@@ -12,7 +12,7 @@ import (
 // malleable: (r, s) and (r, n-s) both verify.
 type ReplayKey struct{ JTI, URI string }
 
-// ReplayCache remembers proofs until they can no longer pass Verify.
+// ReplayCache remembers proofs until they can no longer pass [Verify].
 type ReplayCache interface {
 	// Remember records key until the given time; it returns false (and
 	// records nothing) if key is already remembered and not yet expired at
@@ -20,8 +20,8 @@ type ReplayCache interface {
 	Remember(key ReplayKey, until, now time.Time) bool
 }
 
-// Remember records p in cache at time now. It returns an *Error with Check
-// CheckReplay (matching ErrInvalid) if the cache refuses: the jti was
+// Remember records p in cache at time now. It returns an *[Error] with [Check]
+// [CheckReplay] (matching [ErrInvalid]) if the cache refuses: the jti was
 // already used for this htu, or the cache is full and fails closed.
 func (p *Proof) Remember(cache ReplayCache, now time.Time) error {
 	if cache == nil {
@@ -33,7 +33,7 @@ func (p *Proof) Remember(cache ReplayCache, now time.Time) error {
 	return nil
 }
 
-// MemoryReplayCache is an in-process ReplayCache holding at most max
+// MemoryReplayCache is an in-process [ReplayCache] holding at most max
 // entries. When full it first drops expired entries; if it is still full it
 // refuses new entries (Remember returns false) rather than forget live ones:
 // it fails closed, so a flood of proofs makes legitimate proofs fail, never
@@ -54,7 +54,7 @@ func NewMemoryReplayCache(max int) *MemoryReplayCache {
 	return &MemoryReplayCache{max: max, m: make(map[ReplayKey]time.Time)}
 }
 
-// Remember implements ReplayCache.
+// Remember implements [ReplayCache].
 func (c *MemoryReplayCache) Remember(key ReplayKey, until, now time.Time) bool {
 	if now.After(until) {
 		// Already expired: Verify would refuse such a proof anyway; record

@@ -32,7 +32,7 @@ func uriError(reason string) error {
 //     and an empty path becomes "/".
 //
 // The result is "scheme://host[:port]/path"; input and result are at most
-// MaxURIBytes long. NormalizeURI is idempotent. Error messages do not quote
+// [MaxURIBytes] long. NormalizeURI is idempotent. Error messages do not quote
 // the input.
 func NormalizeURI(s string) (string, error) {
 	if s == "" {

@@ -40,8 +40,8 @@ func check(a *Admission) error {
 }
 
 // ValidateBudgets checks budgets as Admit and Spent take them: at most
-// MaxBudgets, each a calls or total budget with a limit of at most
-// MaxCount, no two on the same counter. The error matches ErrInvalid.
+// [MaxBudgets], each a calls or total budget with a limit of at most
+// [MaxCount], no two on the same counter. The error matches [ErrInvalid].
 func ValidateBudgets(budgets []verify.Budget) error {
 	if len(budgets) > MaxBudgets {
 		return invalid("budgets: %d, at most %d", len(budgets), MaxBudgets)
@@ -68,8 +68,8 @@ func ValidateBudgets(budgets []verify.Budget) error {
 	return nil
 }
 
-// ValidateBlocks checks block ids as Revoke and Revoked take them: at least
-// one and at most token.MaxBlocks. The error matches ErrInvalid.
+// ValidateBlocks checks block ids as Revoke and [Revoked] take them: at least
+// one and at most [token.MaxBlocks]. The error matches [ErrInvalid].
 func ValidateBlocks(blocks []token.BlockID) error {
 	if len(blocks) == 0 || len(blocks) > token.MaxBlocks {
 		return invalid("%d block ids, want 1 to %d", len(blocks), token.MaxBlocks)

@@ -1,6 +1,6 @@
 // Package guard holds the state a verifier keeps between calls — budget
 // counters, used DPoP proofs, revoked blocks — behind one interface,
-// Store, so that the promises of a ticket hold across restarts, processes
+// [Store], so that the promises of a ticket hold across restarts, processes
 // and machines, not only within one process.
 //
 // # The contract
@@ -24,19 +24,19 @@
 //
 // # Retries and failure
 //
-// Every admission carries a RequestID the caller draws once per call. An
+// Every admission carries a [RequestID] the caller draws once per call. An
 // Admit that repeats a request id returns the first verdict and charges
-// nothing again, for RequestRetention after the last instant the
+// nothing again, for [RequestRetention] after the last instant the
 // admission can matter. So a caller whose Admit failed or whose reply was
 // lost retries with the same id, and is charged once.
 //
-// Stores fail closed: every error of a store matches ErrStore, and a
+// Stores fail closed: every error of a store matches [ErrStore], and a
 // caller must treat any error, and any verdict it did not receive, as a
 // refusal. A store never admits on a failure.
 //
 // # Numbers
 //
-// Every store refuses (ErrInvalid) limits and costs above MaxCount, 2^53,
+// Every store refuses (ErrInvalid) limits and costs above [MaxCount], 2^53,
 // so that a Redis script, whose numbers are doubles, counts as exactly as
 // SQLite and the memory store do. Times are the caller's: a store never
 // reads a clock of its own to decide, though one that expires entries by
@@ -47,7 +47,7 @@
 // MemoryStore (this package) is in-process. Packages store/sqlitestore
 // (one host, several processes) and store/redisstore (a fleet) implement
 // the same contract, and package guard/storetest holds the conformance
-// suite they all pass. Prepare, HoldState.Settle and NewUsage are for
+// suite they all pass. Prepare, [HoldState.Settle] and [NewUsage] are for
 // implementations, so that every store checks input and settles the same
 // way.
 package guard

@@ -21,7 +21,7 @@ var (
 
 	// ErrSettled is returned by Settle when the reservation cannot be
 	// settled that way any more: Release after a capture or after
-	// HoldUntil, Capture after a release.
+	// HoldUntil, [Capture] after a release.
 	ErrSettled = errors.New("guard: reservation already settled the other way")
 
 	// ErrNoReservation is returned by Settle for a request id that holds
@@ -29,7 +29,7 @@ var (
 	ErrNoReservation = errors.New("guard: no reservation for this request")
 )
 
-// StoreError is a store's failure to complete a step. It matches ErrStore
+// StoreError is a store's failure to complete a step. It matches [ErrStore]
 // and unwraps to the cause (a context error, a driver error).
 type StoreError struct {
 	Store string // the store's package: "guard", "sqlitestore", "redisstore"
@@ -43,10 +43,10 @@ func (e *StoreError) Error() string { return e.Store + ": " + e.Op + ": " + e.Er
 // Unwrap returns the cause.
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// Is reports whether target is ErrStore.
+// Is reports whether target is [ErrStore].
 func (e *StoreError) Is(target error) bool { return target == ErrStore }
 
-// Failed returns a *StoreError, for store implementations.
+// Failed returns a *[StoreError], for store implementations.
 func Failed(store, op string, err error) error {
 	return &StoreError{Store: store, Op: op, Err: err}
 }

@@ -16,7 +16,7 @@ import (
 // (fail closed), and the reason says what failed.
 const CheckStore verify.Check = "store"
 
-// Config configures a Guard. Keys is required.
+// Config configures a [Guard]. Keys is required.
 type Config struct {
 	Keys    *token.Keyring
 	Options verify.Options
@@ -35,7 +35,7 @@ type Config struct {
 }
 
 // Guard is the stateful adapter a harness calls before every tool call: it
-// runs the pure verify.Verify, then, for an allowed call, admits it in the
+// runs the pure [verify.Verify], then, for an allowed call, admits it in the
 // store in one atomic step (no block revoked, the DPoP proof never used,
 // room in every budget, the proof recorded and the budgets charged), and
 // writes one receipt for every decision. It is safe for concurrent use,
@@ -179,7 +179,7 @@ func familyExpires(t *token.Ticket) time.Time {
 }
 
 // Settle ends the reservation of an allowed decision: Capture when the call
-// ran, Release when it did not (possible only while the hold lasts). With
+// ran, [Release] when it did not (possible only while the hold lasts). With
 // receipts configured it writes one record of the settlement. An error of
 // the store leaves the reservation to end with its hold, captured.
 func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Time) error {

@@ -13,8 +13,8 @@ const (
 	Released                      // given back
 )
 
-// ValidateOutcome returns an error matching ErrInvalid unless o is Capture
-// or Release.
+// ValidateOutcome returns an error matching [ErrInvalid] unless o is [Capture]
+// or [Release].
 func ValidateOutcome(o Outcome) error {
 	if o != Capture && o != Release {
 		return invalid("settle: unknown outcome %d", o)
@@ -25,8 +25,8 @@ func ValidateOutcome(o Outcome) error {
 // Settle returns the state after settling with o at now a reservation in
 // state s whose hold ends at holdUntil, and whether the reservation must
 // be given back to its budgets (only when a held reservation is released
-// in time). It fails with ErrSettled when o is no longer possible, and
-// with an error matching ErrInvalid for an unknown outcome or state.
+// in time). It fails with [ErrSettled] when o is no longer possible, and
+// with an error matching [ErrInvalid] for an unknown outcome or state.
 func (s HoldState) Settle(o Outcome, now, holdUntil time.Time) (next HoldState, giveBack bool, err error) {
 	if err := ValidateOutcome(o); err != nil {
 		return s, false, err

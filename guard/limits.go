@@ -44,7 +44,7 @@ const (
 	maxSubjectBytes = 8 << 10 // all subjects together, in bytes (chain.MaxSubjects counts them)
 )
 
-// MaxSkew bounds the clock skew (verify.Options.Skew) of a Guard: a
+// MaxSkew bounds the clock skew (verify.Options.Skew) of a [Guard]: a
 // family's counters and revocations are kept until block 0's until plus
 // MaxSkew, so that no guard on the store admits a ticket after its state
 // was forgotten. It matches the CLI's revocation margin.

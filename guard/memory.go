@@ -10,7 +10,7 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// MemoryStore is the in-process Store: its state lives as long as it does
+// MemoryStore is the in-process [Store]: its state lives as long as it does
 // and is shared only by the goroutines holding it. It is for tests, for
 // one-process tools, and as the reference the other stores are tested
 // against.
@@ -80,7 +80,7 @@ func (s *MemoryStore) lock(ctx context.Context, op string) error {
 	return nil
 }
 
-// Admit implements Store.
+// Admit implements [Store].
 func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Verdict, error) {
 	p, err := Prepare(&a)
 	if err != nil {
@@ -164,7 +164,7 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// Settle implements Store.
+// Settle implements [Store].
 func (s *MemoryStore) Settle(ctx context.Context, family token.BlockID, id RequestID, o Outcome, now time.Time) error {
 	if err := ValidateOutcome(o); err != nil {
 		return err
@@ -189,7 +189,7 @@ func (s *MemoryStore) Settle(ctx context.Context, family token.BlockID, id Reque
 	return err
 }
 
-// Revoke implements Store.
+// Revoke implements [Store].
 func (s *MemoryStore) Revoke(ctx context.Context, r Revocation, now time.Time) error {
 	if err := ValidateBlocks(r.Blocks); err != nil {
 		return err
@@ -209,7 +209,7 @@ func (s *MemoryStore) Revoke(ctx context.Context, r Revocation, now time.Time) e
 	return nil
 }
 
-// Revoked implements Store.
+// Revoked implements [Store].
 func (s *MemoryStore) Revoked(ctx context.Context, family token.BlockID, blocks []token.BlockID) (int, error) {
 	if err := ValidateBlocks(blocks); err != nil {
 		return -1, err
@@ -226,7 +226,7 @@ func (s *MemoryStore) Revoked(ctx context.Context, family token.BlockID, blocks 
 	return -1, nil
 }
 
-// Spent implements Store.
+// Spent implements [Store].
 func (s *MemoryStore) Spent(ctx context.Context, family token.BlockID, budgets []verify.Budget) ([]Usage, error) {
 	if err := ValidateBudgets(budgets); err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func NewUsage(b verify.Budget, spent uint64) Usage {
 	return u
 }
 
-// Close implements Store; later calls fail with ErrStore.
+// Close implements [Store]; later calls fail with [ErrStore].
 func (s *MemoryStore) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

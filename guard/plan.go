@@ -13,7 +13,7 @@ import (
 )
 
 // Plan is an admission checked and reduced to what a store compares and
-// writes. Store implementations build one with Prepare, so that every
+// writes. Store implementations build one with [Prepare], so that every
 // store checks input the same way and names counters the same way.
 type Plan struct {
 	Family  token.BlockID
@@ -30,7 +30,7 @@ type Plan struct {
 }
 
 // Charge is what one budget asks of its counter: room for Amount more
-// under Limit.
+// under [Limit].
 type Charge struct {
 	Counter Counter
 	Limit   uint64 // calls, or micros of the counter's currency
@@ -76,7 +76,7 @@ func Limit(b verify.Budget) uint64 {
 	return b.Calls
 }
 
-// Prepare checks a and returns its plan, or an error matching ErrInvalid.
+// Prepare checks a and returns its plan, or an error matching [ErrInvalid].
 func Prepare(a *Admission) (Plan, error) {
 	if err := check(a); err != nil {
 		return Plan{}, err

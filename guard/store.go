@@ -17,7 +17,7 @@ import (
 // Store is safe for concurrent use, and several handles to one store (in
 // one process or many) see one state.
 //
-// Every method may fail with an error matching ErrStore: the store could
+// Every method may fail with an error matching [ErrStore]: the store could
 // not complete the step (I/O, timeout, cancelled context, closed handle).
 // The caller must treat any error, and any outcome it did not receive, as
 // a refusal: stores fail closed, and a charge whose reply was lost is
@@ -116,7 +116,7 @@ func (a *Admission) Family() token.BlockID {
 }
 
 // ReplayEntry is a DPoP proof's replay key and the last instant it could
-// pass dpop.Verify (dpop.Proof.RememberUntil).
+// pass [dpop.Verify] (dpop.Proof.RememberUntil).
 type ReplayEntry struct {
 	Key   dpop.ReplayKey
 	Until time.Time

@@ -10,8 +10,8 @@ import (
 // their algorithms themselves (spec/FORMAT.md §3, chain/FORMAT.md §1).
 type Alg uint8
 
-// The algorithms. HMACSHA256 and Ed25519 are root and receipt keys;
-// Ed25519 and ES256 are holder keys.
+// The algorithms. HMACSHA256 and [Ed25519] are root and receipt keys;
+// Ed25519 and [ES256] are holder keys.
 const (
 	HMACSHA256 Alg = iota + 1 // HMAC-SHA256 (RFC 2104) with a 32-byte secret
 	Ed25519                   // Ed25519 (RFC 8032); "EdDSA" in JOSE (RFC 8037)

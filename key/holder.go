@@ -168,7 +168,7 @@ func (h *Holder) WriteFile(path string) error {
 	return writeNew(path, append(b, '\n'), 0o600)
 }
 
-// Alg returns ES256 or Ed25519 (0 for a nil or zero key).
+// Alg returns [ES256] or Ed25519 (0 for a nil or zero key).
 func (h *Holder) Alg() Alg {
 	if h == nil {
 		return 0
@@ -188,7 +188,7 @@ func (h *Holder) Public() *HolderPublic {
 // [HolderPublic.Thumbprint]).
 func (h *Holder) Thumbprint() string { return h.Public().Thumbprint() }
 
-// Sign signs msg in the JWS form of the key's algorithm: for ES256, ECDSA
+// Sign signs msg in the JWS form of the key's algorithm: for [ES256], ECDSA
 // P-256 over SHA-256 as the 64-byte r‖s of RFC 7518 §3.4 with a low S (so
 // that a ticket carrying the signature has one encoding); for Ed25519 the
 // signature of RFC 8037 §3.1.

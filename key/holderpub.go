@@ -85,7 +85,7 @@ func newHolderPublic(pub any) (*HolderPublic, error) {
 	return hp, nil
 }
 
-// Alg returns ES256 or Ed25519 (0 for a nil or zero key).
+// Alg returns [ES256] or Ed25519 (0 for a nil or zero key).
 func (p *HolderPublic) Alg() Alg {
 	if p == nil {
 		return 0
@@ -112,7 +112,7 @@ func (p *HolderPublic) Thumbprint() string {
 }
 
 // Verify reports whether sig is a signature of msg as [Holder.Sign] makes
-// it. An ES256 signature must have a low S (S ≤ n/2), so that each
+// it. An [ES256] signature must have a low S (S ≤ n/2), so that each
 // signature has one form.
 func (p *HolderPublic) Verify(msg, sig []byte) bool {
 	switch p.Alg() {

@@ -88,7 +88,7 @@ func noteKeyHash(id string, typ string, key []byte) uint32 {
 	return binary.BigEndian.Uint32(h.Sum(nil))
 }
 
-// NewHMAC returns the signing key for an HMAC-SHA256 secret of HMACBytes
+// NewHMAC returns the signing key for an HMAC-SHA256 secret of [HMACBytes]
 // bytes (the secret is copied).
 func NewHMAC(id string, secret []byte) (*Signing, error) {
 	if err := checkID(id); err != nil {

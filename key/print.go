@@ -19,7 +19,7 @@ func (k Signing) GoString() string { return k.String() }
 func (k Signing) Format(f fmt.State, verb rune) { io.WriteString(f, k.String()) }
 
 // String returns an Ed25519 key's public key string (its text form, which
-// ParseVerifying reads back), and for an HMAC key a description without
+// [ParseVerifying] reads back), and for an HMAC key a description without
 // the secret, e.g. "key.Verifying{id:root, alg:hmac, REDACTED}".
 func (k Verifying) String() string {
 	if k.alg == Ed25519 && len(k.pub) > 0 {

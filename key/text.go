@@ -46,7 +46,7 @@ type parsed struct {
 
 // ParseSigning parses a secret key string (an HMAC secret or an Ed25519
 // private key), with or without one final newline. A public key string is
-// ErrPublic. It refuses anything else: other whitespace, non-canonical
+// [ErrPublic]. It refuses anything else: other whitespace, non-canonical
 // base64, a key hash that does not match. Errors never quote the text.
 func ParseSigning(text string) (*Signing, error) {
 	p, err := parse(text)
@@ -62,7 +62,7 @@ func ParseSigning(text string) (*Signing, error) {
 // ParseVerifying parses a key string that verifies: an Ed25519 public key
 // string, or an HMAC secret string (HMAC verifies with the secret). An
 // Ed25519 private key string gives its public half. It refuses what
-// ParseSigning refuses.
+// [ParseSigning] refuses.
 func ParseVerifying(text string) (*Verifying, error) {
 	p, err := parse(text)
 	if err != nil {

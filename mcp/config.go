@@ -18,7 +18,7 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// Config configures a Proxy. Ticket and Keys are required.
+// Config configures a [Proxy]. Ticket and Keys are required.
 type Config struct {
 	// Ticket is enforced on every tools/call, until SetTicket replaces it.
 	Ticket *token.Ticket
@@ -82,7 +82,7 @@ type Proxy struct {
 }
 
 // New checks cfg and returns a proxy. It verifies the ticket once
-// (verify.Validate) and refuses, with a *StartError, one that can never
+// ([verify.Validate]) and refuses, with a *[StartError], one that can never
 // allow a call: unknown key, bad chain, a block that widens, revoked,
 // against the policy, expired, aud caveats that do not name the audience,
 // or tools caveats that name no tool of this server (see StartError). A

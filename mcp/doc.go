@@ -12,7 +12,7 @@
 //   - tools/call is checked with guard.Guard before it is forwarded:
 //     Request.Tool is the tool's name, qualified as NAME/tool when
 //     Config.ServerName is set; Request.Op is "invoke"; the paths and URLs
-//     are the arguments the Profile names (Filesystem() by default), each
+//     are the arguments the [Profile] names (Filesystem() by default), each
 //     path also checked where it leads through symbolic links, a missing
 //     name matched by Unicode NFC form as the reference filesystem server
 //     matches it (a name with several matches is refused); Audience is
@@ -29,7 +29,7 @@
 //     stays reserved until Config.Hold ends, then counts as spent. Each
 //     settlement is a receipt too. A refused call
 //     never reaches the server; the agent gets a result with isError and one
-//     text block, RefusalPrefix followed by every verify.Refusal.String,
+//     text block, [RefusalPrefix] followed by every verify.Refusal.String,
 //     joined by "; ". A call whose subject arguments have the wrong type,
 //     or whose params or arguments repeat a member name (under case
 //     folding), gets a JSON-RPC invalid-params error and no receipt; a call
@@ -98,7 +98,7 @@
 // # Using it from a command
 //
 // Proxy.Run starts the server and returns its exit status; the package
-// function Run is New and Proxy.Run in one. The CLI command is flag
+// function [Run] is [New] and [Proxy.Run] in one. The CLI command is flag
 // parsing, the key and ticket helpers cmd/tickettool already has, and
 // this (error checks elided):
 //

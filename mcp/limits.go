@@ -72,13 +72,13 @@ const (
 	// as the kernel's ELOOP does.
 	maxLinkHops = 40
 
-	// ShutdownGrace is how long Run waits for the server to exit after the
+	// ShutdownGrace is how long [Run] waits for the server to exit after the
 	// agent closed its input (the server's stdin is closed at once) before
 	// it sends SIGTERM to the server's process group, as the MCP stdio
 	// transport's shutdown sequence describes.
 	ShutdownGrace = 5 * time.Second
 
-	// KillGrace is how long Run waits after SIGTERM before SIGKILL.
+	// KillGrace is how long [Run] waits after SIGTERM before SIGKILL.
 	KillGrace = 2 * time.Second
 
 	// drainGrace is how long Run keeps reading the server's output after

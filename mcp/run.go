@@ -15,11 +15,11 @@ import (
 // Run starts cmd as the MCP server and proxies between the agent (agentIn,
 // agentOut: normally the proxy's own stdin and stdout) and the server's
 // stdin and stdout, enforcing cfg.Ticket, until the server exits. It is
-// New (with cfg.Dir defaulting to cmd.Dir) and then Proxy.Run; call those
-// two to keep the Proxy, e.g. to replace its ticket with SetTicket.
+// [New] (with cfg.Dir defaulting to cmd.Dir) and then [Proxy.Run]; call those
+// two to keep the [Proxy], e.g. to replace its ticket with SetTicket.
 //
 // The error is non-nil only when the proxy could not start (bad config,
-// a *StartError, or cmd failed to start; the status is then 1) or when ctx
+// a *[StartError], or cmd failed to start; the status is then 1) or when ctx
 // ended the run.
 func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer, cmd *exec.Cmd) (int, error) {
 	if cfg.Dir == "" {
@@ -42,8 +42,8 @@ func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer,
 // The server runs in its own process group; its stderr goes to cmd.Stderr
 // (os.Stderr when nil) line by line, each line with its control characters
 // escaped. When the agent's input ends, the server's stdin
-// is closed; a server that has not exited ShutdownGrace later gets SIGTERM,
-// and SIGKILL KillGrace after that. When ctx is done (the caller's signal
+// is closed; a server that has not exited [ShutdownGrace] later gets SIGTERM,
+// and SIGKILL [KillGrace] after that. When ctx is done (the caller's signal
 // handling) or the agent can no longer be written to, the group gets
 // SIGTERM, then SIGKILL. Once the server has exited, whatever is left of
 // its group is killed.

@@ -13,10 +13,10 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// ErrNeverAllowed is matched (errors.Is) by every *StartError.
+// ErrNeverAllowed is matched (errors.Is) by every *[StartError].
 var ErrNeverAllowed = errors.New("mcp: the ticket can never allow a call")
 
-// StartError is the error of New and SetTicket for a ticket that can never
+// StartError is the error of [New] and SetTicket for a ticket that can never
 // allow a tools/call through this proxy: the verifier refuses it whatever
 // the call (unknown key, wrong mode, bad chain, a block that widens,
 // revoked, against Config.Options, expired, or a caveat kind it does not
@@ -37,7 +37,7 @@ func (e *StartError) Error() string {
 	return "mcp: the ticket can never allow a call: " + refusalText(e.Refusals)
 }
 
-// Is reports whether target is ErrNeverAllowed.
+// Is reports whether target is [ErrNeverAllowed].
 func (e *StartError) Is(target error) bool { return target == ErrNeverAllowed }
 
 // ticketState is everything the proxy derives from its ticket. It is never
@@ -55,8 +55,8 @@ type ticketState struct {
 // state returns the ticket the proxy enforces now.
 func (p *Proxy) state() *ticketState { return p.ticket.Load() }
 
-// SetTicket replaces the ticket the proxy enforces, after the checks New
-// makes: on any error (a *StartError for a ticket that can never allow a
+// SetTicket replaces the ticket the proxy enforces, after the checks [New]
+// makes: on any error (a *[StartError] for a ticket that can never allow a
 // call, another error for a bound ticket whose holder is not
 // Config.Holder) the proxy keeps its ticket. Calls decided from then on
 // use the new ticket; budgets and DPoP replay are the Store's, shared by

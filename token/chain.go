@@ -16,7 +16,7 @@ type Verified struct {
 }
 
 // TicketID returns the id of the whole ticket: the id of its last block.
-// A zero Verified has none: the zero BlockID.
+// A zero [Verified] has none: the zero [BlockID].
 func (c *Verified) TicketID() BlockID {
 	if len(c.IDs) == 0 {
 		return BlockID{}
@@ -25,11 +25,11 @@ func (c *Verified) TicketID() BlockID {
 }
 
 // VerifyChain checks the ticket's chain under key: the key must have the id
-// and mode block 0 names (else ErrKeyMismatch), and every tag or signature,
-// and the seal if any, must verify (else ErrChain). HMAC tags are compared
+// and mode block 0 names (else [ErrKeyMismatch]), and every tag or signature,
+// and the seal if any, must verify (else [ErrChain]). HMAC tags are compared
 // in constant time. The error never reveals a tag or key; with an error
-// the Verified is always the zero Verified. A zero Ticket (not made by Parse,
-// Decode, Mint or Attenuate) is ErrMalformed.
+// the [Verified] is always the zero Verified. A zero [Ticket] (not made by [Parse],
+// [Decode], [Mint] or Attenuate) is [ErrMalformed].
 func (t *Ticket) VerifyChain(k *key.Verifying) (Verified, error) {
 	if len(t.blocks) == 0 {
 		return Verified{}, errEmpty()

@@ -22,7 +22,7 @@
 //     which nothing can be appended.
 //
 // Decoding is strict: every input has at most one accepted encoding, and
-// anything else is ErrMalformed. The bytes themselves (the envelope, the
+// anything else is [ErrMalformed]. The bytes themselves (the envelope, the
 // block, the caveat values, the canonical CBOR reader) are the module's
 // one wire layer, internal/wire; this package checks what they mean. Nothing read from a ticket before its chain
 // is checked by a verifier can be trusted; accessors that return such data

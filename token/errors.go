@@ -8,7 +8,7 @@ import (
 )
 
 // Sentinels callers branch on with errors.Is. Every error this package
-// returns for a ticket is an *Error wrapping one of them.
+// returns for a ticket is an *[Error] wrapping one of them.
 var (
 	// ErrMalformed: the input is not a ticket in the v1 format (wrong
 	// prefix, bad base64, non-canonical CBOR, missing or unknown fields,
@@ -25,7 +25,7 @@ var (
 	// ErrSealed: the ticket is sealed; nothing can be appended.
 	ErrSealed = errors.New("token: ticket is sealed")
 	// ErrTooLarge: minting, appending or sealing would make a ticket larger
-	// than MaxTicketBytes, which no decoder accepts.
+	// than [MaxTicketBytes], which no decoder accepts.
 	ErrTooLarge = errors.New("token: ticket too large")
 	// ErrHolder: rebinding a bound ticket without the current holder's key.
 	ErrHolder = errors.New("token: rebinding needs the current holder's key")

@@ -7,7 +7,7 @@ import (
 )
 
 // Block 0's mode (spec/FORMAT.md §3): the wire values of the two chaining
-// algorithms. They are the format's own numbers, not key.Alg's.
+// algorithms. They are the format's own numbers, not [key.Alg]'s.
 const (
 	wireHMAC    = 1 // HMAC-SHA256 chain; the verifier holds the root secret
 	wireEd25519 = 2 // Ed25519 chain; the verifier holds the root public key

@@ -12,7 +12,7 @@ import (
 	"github.com/tickettool/tickettool/key"
 )
 
-// Options are the knobs of Mint and Attenuate.
+// Options are the knobs of [Mint] and Attenuate.
 type Options struct {
 	// Holder is the current holder's key. Attenuate needs it to append a
 	// holder caveat to a ticket that is already bound (rebinding); it is
@@ -202,7 +202,7 @@ func (t *Ticket) appendBlock(b Block, seed []byte) (*Ticket, error) {
 
 // Seal returns a sealed copy of t: the appending secret is replaced by a
 // final tag (HMAC) or signature (Ed25519), so nothing more can be appended
-// by anyone. Sealing a sealed ticket is ErrSealed.
+// by anyone. Sealing a sealed ticket is [ErrSealed].
 func (t *Ticket) Seal() (*Ticket, error) {
 	if len(t.blocks) == 0 {
 		return nil, errEmpty()

@@ -25,10 +25,10 @@ type Ticket struct {
 }
 
 // Decode parses the CBOR form of a ticket strictly: every accepted input
-// re-encodes to exactly itself. Errors wrap ErrMalformed. The ticket keeps
+// re-encodes to exactly itself. Errors wrap [ErrMalformed]. The ticket keeps
 // a copy of data, never data itself.
 //
-// Decode reads the canonical bytes by hand (wire.ReadTicket, wire.ReadBlock)
+// Decode reads the canonical bytes by hand ([wire.ReadTicket], [wire.ReadBlock])
 // because the verifier's hot path starts here; fxamacker/cbor stays the
 // reference decoder, and FuzzDecodeMatchesReference holds the two to one
 // answer.
@@ -62,7 +62,7 @@ func (t *Ticket) Encode() []byte {
 var b64 = base64.RawURLEncoding.Strict()
 
 // Parse parses the text form: Prefix followed by base64url without padding
-// (RFC 4648 §5) of the CBOR form. It is as strict as Decode: one ticket has
+// (RFC 4648 §5) of the CBOR form. It is as strict as [Decode]: one ticket has
 // exactly one text, so no whitespace, padding or stray bits are accepted.
 func Parse(text string) (*Ticket, error) {
 	if len(text) > MaxTextBytes {
@@ -115,7 +115,7 @@ func (t *Ticket) Len() int { return len(t.blocks) }
 func (t *Ticket) Sealed() bool { return t.seal != nil }
 
 // UnverifiedAlg returns the chaining algorithm block 0 names (0 for a zero
-// Ticket).
+// [Ticket]).
 func (t *Ticket) UnverifiedAlg() key.Alg {
 	if len(t.blocks) == 0 {
 		return 0
@@ -124,7 +124,7 @@ func (t *Ticket) UnverifiedAlg() key.Alg {
 }
 
 // UnverifiedKeyID returns the key id block 0 names, for finding the key
-// ("" for a zero Ticket).
+// ("" for a zero [Ticket]).
 func (t *Ticket) UnverifiedKeyID() string {
 	if len(t.blocks) == 0 {
 		return ""

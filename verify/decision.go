@@ -67,7 +67,7 @@ type Budget struct {
 	Total caveat.Amount // the limit, for caveat.Total
 }
 
-// Decision is the outcome of Verify.
+// Decision is the outcome of [Verify].
 type Decision struct {
 	Allowed  bool
 	Refusals []Refusal // empty if and only if Allowed
@@ -93,7 +93,7 @@ func (d *Decision) TicketID() token.BlockID {
 	return d.BlockIDs[len(d.BlockIDs)-1]
 }
 
-// ErrRefused is wrapped by every error Decision.Err returns.
+// ErrRefused is wrapped by every error [Decision.Err] returns.
 var ErrRefused = errors.New("verify: refused")
 
 // RefusedError carries the refusals of a decision as an error.
@@ -107,10 +107,10 @@ func (e *RefusedError) Error() string {
 	return "verify: refused: " + strings.Join(parts, "; ")
 }
 
-// Unwrap returns ErrRefused.
+// Unwrap returns [ErrRefused].
 func (e *RefusedError) Unwrap() error { return ErrRefused }
 
-// Err returns nil if the decision allows, else a *RefusedError.
+// Err returns nil if the decision allows, else a *[RefusedError].
 func (d *Decision) Err() error {
 	if d.Allowed {
 		return nil

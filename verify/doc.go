@@ -1,7 +1,7 @@
 // Package verify decides whether a ticket allows a request.
 //
 // Verify is a pure function: the same ticket, request, keyring, time and
-// options give the same Decision, with no I/O, no clock of its own and no
+// options give the same [Decision], with no I/O, no clock of its own and no
 // global state. In order (spec/FORMAT.md §7 states it exactly), it:
 //
 //  1. finds the root key by the id block 0 names, and checks that the
@@ -24,7 +24,7 @@
 //
 // A refusal is a value (Decision.Refusals), not an error: which check, which
 // block, which caveat kind, and a reason a person can act on. An error from
-// Verify means the call itself was malformed (no ticket, no keyring); a
+// [Verify] means the call itself was malformed (no ticket, no keyring); a
 // ticket that cannot be decoded never reaches Verify (token.Parse fails with
 // token.ErrMalformed).
 //

@@ -39,14 +39,14 @@ type Revocations interface {
 	Revoked(token.BlockID) bool
 }
 
-// RevokedSet is a Revocations held in memory.
+// RevokedSet is a [Revocations] held in memory.
 type RevokedSet map[token.BlockID]struct{}
 
 // Revoked reports whether id is in the set.
 func (s RevokedSet) Revoked(id token.BlockID) bool { _, ok := s[id]; return ok }
 
 // Verify decides whether t allows req at now, under the keys in keys and
-// the policy in opts (nil means the zero Options). See the package
+// the policy in opts (nil means the zero [Options]). See the package
 // documentation for the steps. It returns an error only for a malformed
 // call (nil ticket, keyring or request).
 func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
@@ -59,7 +59,7 @@ func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.
 // Validate checks a ticket without a request: the key, the chain, the
 // narrowing of every block, revocation, the policy and the time caveats
 // (until, nbf; unknown kinds still refuse). It answers "is this ticket
-// sound and current?", never "may this call run?": use Verify for that.
+// sound and current?", never "may this call run?": use [Verify] for that.
 func Validate(t *token.Ticket, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
 	return run(t, nil, keys, now, opts)
 }

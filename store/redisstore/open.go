@@ -12,7 +12,7 @@ import (
 	"github.com/tickettool/tickettool/guard"
 )
 
-// Options configures a Store. The zero value is the safe default.
+// Options configures a [Store]. The zero value is the safe default.
 type Options struct {
 	// Prefix starts every key; empty means DefaultPrefix. It may not hold
 	// braces (the hash tag is the family's) or white space.
@@ -34,7 +34,7 @@ type Options struct {
 	ReplicaTimeout time.Duration
 }
 
-// Store is a guard.Store in Redis, for a fleet of verifiers.
+// Store is a [guard.Store] in Redis, for a fleet of verifiers.
 type Store struct {
 	rdb      *redis.Client
 	prefix   string
@@ -115,7 +115,7 @@ func (s *Store) checkServer(ctx context.Context, assume bool) error {
 	return nil
 }
 
-// Close implements guard.Store.
+// Close implements [guard.Store].
 func (s *Store) Close() error {
 	if err := s.rdb.Close(); err != nil {
 		return guard.Failed("redisstore", "close", err)

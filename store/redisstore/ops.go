@@ -15,7 +15,7 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// Admit implements guard.Store: one script, one round trip (two with
+// Admit implements [guard.Store]: one script, one round trip (two with
 // Options.Replicas, pipelined on one connection).
 func (s *Store) Admit(ctx context.Context, a guard.Admission) (guard.Verdict, error) {
 	p, err := guard.Prepare(&a)
@@ -109,7 +109,7 @@ func (s *Store) run(ctx context.Context, script *redis.Script, keys []string, ar
 	return res, nil
 }
 
-// Settle implements guard.Store.
+// Settle implements [guard.Store].
 func (s *Store) Settle(ctx context.Context, family token.BlockID, id guard.RequestID, o guard.Outcome, now time.Time) error {
 	if err := guard.ValidateOutcome(o); err != nil {
 		return err
@@ -149,7 +149,7 @@ func (s *Store) Settle(ctx context.Context, family token.BlockID, id guard.Reque
 	return guard.Failed("redisstore", "settle", fmt.Errorf("reservation changed while settling (%v)", res))
 }
 
-// Revoke implements guard.Store.
+// Revoke implements [guard.Store].
 func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) error {
 	if err := guard.ValidateBlocks(r.Blocks); err != nil {
 		return err
@@ -165,7 +165,7 @@ func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) e
 	return nil
 }
 
-// Revoked implements guard.Store.
+// Revoked implements [guard.Store].
 func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []token.BlockID) (int, error) {
 	if err := guard.ValidateBlocks(blocks); err != nil {
 		return -1, err
@@ -187,7 +187,7 @@ func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []toke
 	return -1, nil
 }
 
-// Spent implements guard.Store.
+// Spent implements [guard.Store].
 func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verify.Budget) ([]guard.Usage, error) {
 	if err := guard.ValidateBudgets(budgets); err != nil {
 		return nil, err

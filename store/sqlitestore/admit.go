@@ -16,7 +16,7 @@ import (
 // transaction between its reads and its writes.
 var testHookInTx func()
 
-// Admit implements guard.Store.
+// Admit implements [guard.Store].
 func (s *Store) Admit(ctx context.Context, a guard.Admission) (guard.Verdict, error) {
 	p, err := guard.Prepare(&a)
 	if err != nil {

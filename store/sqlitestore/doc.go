@@ -7,12 +7,12 @@
 // and an admission reads and writes under that one lock: no two
 // processes can both take the last unit of a budget. The file is in WAL
 // mode with synchronous=FULL by default: a step is on disk, and survives
-// a power loss, when it returns. With Options.Sync = SyncNormal a step
+// a power loss, when it returns. With Options.Sync = [SyncNormal] a step
 // survives a crash of the process but the last steps before a power loss
 // may be lost (SQLite's WAL with synchronous=NORMAL), which can let
 // already-spent budget be spent again.
 //
-// The file is created with mode 0600; Open refuses an existing file that
+// The file is created with mode 0600; [Open] refuses an existing file that
 // others may write, and a file whose schema version it does not know.
 // Expired replay keys and verdicts, and counters and revocations past the
 // family's Expires, are removed a bounded batch at a time during

@@ -9,7 +9,7 @@ const (
 	DefaultBusyTimeout = 5 * time.Second
 
 	// SchemaVersion is the version of the schema this package writes and
-	// reads; Open refuses a file of any other version.
+	// reads; [Open] refuses a file of any other version.
 	SchemaVersion = 1
 
 	// fileMode is the mode of a store file Open creates: only its owner

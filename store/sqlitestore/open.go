@@ -28,7 +28,7 @@ const (
 	SyncNormal
 )
 
-// Options configures a Store. The zero value is the safe default.
+// Options configures a [Store]. The zero value is the safe default.
 type Options struct {
 	Sync Sync
 	// BusyTimeout bounds how long a write waits for the write lock held
@@ -37,7 +37,7 @@ type Options struct {
 	BusyTimeout time.Duration
 }
 
-// Store is a guard.Store in one SQLite file.
+// Store is a [guard.Store] in one SQLite file.
 type Store struct {
 	db     *sql.DB
 	st     *stmts
@@ -179,7 +179,7 @@ func (s *Store) schema(ctx context.Context, path string) error {
 	return nil
 }
 
-// Close implements guard.Store.
+// Close implements [guard.Store].
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
 		return guard.Failed("sqlitestore", "close", err)

@@ -14,7 +14,7 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// Settle implements guard.Store.
+// Settle implements [guard.Store].
 func (s *Store) Settle(ctx context.Context, family token.BlockID, id guard.RequestID, o guard.Outcome, now time.Time) error {
 	if err := guard.ValidateOutcome(o); err != nil {
 		return err
@@ -67,7 +67,7 @@ func giveBackCharges(ctx context.Context, tx *sql.Tx, family token.BlockID, char
 	return nil
 }
 
-// Revoke implements guard.Store.
+// Revoke implements [guard.Store].
 func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) error {
 	if err := guard.ValidateBlocks(r.Blocks); err != nil {
 		return err
@@ -86,7 +86,7 @@ func (s *Store) Revoke(ctx context.Context, r guard.Revocation, now time.Time) e
 	})
 }
 
-// Revoked implements guard.Store.
+// Revoked implements [guard.Store].
 func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []token.BlockID) (int, error) {
 	if err := guard.ValidateBlocks(blocks); err != nil {
 		return -1, err
@@ -104,7 +104,7 @@ func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []toke
 	return -1, nil
 }
 
-// Spent implements guard.Store.
+// Spent implements [guard.Store].
 func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verify.Budget) ([]guard.Usage, error) {
 	if err := guard.ValidateBudgets(budgets); err != nil {
 		return nil, err
