@@ -36,7 +36,8 @@ const (
 	// maxIssuedAtDigits is the number of digits of maxIssuedAt.
 	maxIssuedAtDigits = 12
 
-	// maxJSONDepth bounds the nesting of values inside unknown claims.
+	// maxJSONDepth bounds the nesting of JSON values in the header and the
+	// claims (spec/FORMAT.md §4.5): 32 levels of objects and arrays.
 	maxJSONDepth = 32
 
 	// smallMemberSet is how many unknown claim names are checked for

@@ -29,10 +29,6 @@ var paramsNames = []string{"name", "arguments", "_meta", "inputResponses", "requ
 // and forwarded, would hold the gate for ever.
 var requestNames = []string{"jsonrpc", "id", "method", "params"}
 
-// maxSafeInteger is 2^53 - 1, the largest integer a JavaScript number holds
-// exactly (Number.MAX_SAFE_INTEGER).
-const maxSafeInteger = 1<<53 - 1
-
 var (
 	errIDForm  = errors.New("mcp: request id must be a string of at most 256 bytes of valid text, or an integer within ±(2^53 - 1)")
 	errIDInUse = errors.New("mcp: request id is in use by a request still awaiting its answer")

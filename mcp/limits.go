@@ -85,3 +85,8 @@ const (
 	// the server exited, for messages it wrote just before.
 	drainGrace = time.Second
 )
+
+// maxSafeInteger is 2^53 - 1, the largest integer a JavaScript number holds
+// exactly (Number.MAX_SAFE_INTEGER): the bound of a request id the agent
+// and the server read alike.
+const maxSafeInteger = 1<<53 - 1
