@@ -169,6 +169,7 @@ type result struct {
 	// timesA, timesB: every operation's wall time, for sides that record
 	// them (process launches).
 	timesA, timesB []time.Duration
+	load           string // the 1-minute load average as the pair started
 }
 
 // batchOf runs n operations of s and returns the time they took and the

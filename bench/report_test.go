@@ -49,10 +49,12 @@ func TestPairs(t *testing.T) {
 	ps = slices.DeleteFunc(ps, func(p pair) bool { return !only.MatchString(p.group + ": " + p.name) })
 	var rs []*result
 	for i, p := range ps {
+		load := loadavg()
 		r, err := h.measure(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
+		r.load = load
 		rs = append(rs, r)
 		fmt.Fprintf(os.Stderr, "pairs: [%d/%d] %s: %s (%s)\n", i+1, len(ps), p.name, times(r.median()), rangeOf(r))
 	}
@@ -87,16 +89,16 @@ func writeTables(w io.Writer, rs []*result) {
 	}
 	for _, g := range groups {
 		fmt.Fprintf(w, "\n## %s\n\n", g)
-		fmt.Fprintln(w, "| pair: B ÷ A | median | range | clock | other clock | A per op | B per op | allocs/op A, B | target | verdict |")
-		fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---|---|")
+		fmt.Fprintln(w, "| pair: B ÷ A | median | range | clock | other clock | A per op | B per op | allocs/op A, B | load | target | verdict |")
+		fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
 		var notes []string
 		for _, r := range rs {
 			if r.group != g {
 				continue
 			}
-			fmt.Fprintf(w, "| %s | **%s** | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(w, "| %s | **%s** | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				r.name, times(r.median()), rangeOf(r), clockOf(r), times(median(r.other)),
-				perOp(r, r.opA), perOp(r, r.opB), allocs(r), targetText(r), verdict(r))
+				perOp(r, r.opA), perOp(r, r.opB), allocs(r), r.load, targetText(r), verdict(r))
 			if r.timesA != nil && r.timesB != nil {
 				ma, mb := medianDuration(r.timesA), medianDuration(r.timesB)
 				notes = append(notes, fmt.Sprintf("- %s: median launch %s (A, %d launches) and %s (B, %d launches): %s.",

@@ -15,6 +15,10 @@ cd "$(dirname "$0")"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go test -c -o "$dir/bench.test" .
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk -v l="$load" 'BEGIN { exit !(l > 1.5) }'; then
+  echo "bench/run.sh: load average $load: other work shares the 2 cores; ratios of wall time (RunParallel, processes, fsync) will mostly measure it" >&2
+fi
 commit=$(git describe --always --dirty 2>/dev/null || echo unknown)
 "$dir/bench.test" -test.run '^TestPairs$' -test.timeout 30m \
   -pairs -pairs.commit "$commit" -pairs.out results.md "$@"
