@@ -118,15 +118,14 @@ func writeSizes(w io.Writer, names []string, sizes map[string]int) {
 	}
 }
 
-// times formats a ratio: three significant digits.
+// times formats a ratio: three decimals below 10 (the targets near 1
+// differ in the third: 1.05× and 1.047×), three significant digits above.
 func times(x float64) string {
 	switch {
 	case x >= 100:
 		return fmt.Sprintf("%.0f×", x)
 	case x >= 10:
 		return fmt.Sprintf("%.1f×", x)
-	case x >= 1:
-		return fmt.Sprintf("%.2f×", x)
 	}
 	return fmt.Sprintf("%.3f×", x)
 }
