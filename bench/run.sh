@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
-# Runs every benchmark of the bench module ROUNDS times (default 6) from one
-# test binary, in interleaved rounds: round 1 runs every benchmark once,
-# then round 2, and so on. A slow spell of a shared machine then touches
-# every benchmark a little rather than a few benchmarks a lot, which is what
-# -count N (every run of one benchmark back to back) does. Writes the
-# results to stdout; a progress line per round goes to stderr.
+# Measures every pair bench/README.md and the top README report (TestPairs,
+# issue #18 "Measure as pairs"): builds the bench module's test binary and
+# runs it once with -pairs. In-process pairs alternate A B B A in batches
+# of ≈25 ms, 9 groups each; the process pairs build tickettool (go build
+# ./cmd/tickettool, as README.md says) and a static hello world first and
+# alternate their launches the same way. The report (markdown) goes to
+# results.md and stdout; a progress line per pair goes to stderr. Extra
+# arguments go to the test binary, e.g. -pairs.groups 15 or
+# -pairs.only 'RunParallel|hello'.
 #
-#   bash run.sh > results.txt
-#   go run ./cmd/benchtable -unit cpu-ns/op results.txt
+#   bash run.sh        # about 3 minutes on the 2-core machine
 set -euo pipefail
 cd "$(dirname "$0")"
-rounds=${ROUNDS:-6}
-bin=$(mktemp -d)/bench.test
-go test -c -o "$bin" .
-for i in $(seq "$rounds"); do
-  echo "bench/run.sh: round $i of $rounds, $(date -u +%H:%M:%S)" >&2
-  if [ "$i" -eq 1 ]; then
-    "$bin" -test.run '^$' -test.bench . -test.benchmem
-  else
-    "$bin" -test.run '^$' -test.bench . -test.benchmem | grep '^Benchmark'
-  fi
-done
-rm -f "$bin"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+go test -c -o "$dir/bench.test" .
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk -v l="$load" 'BEGIN { exit !(l > 1.5) }'; then
+  echo "bench/run.sh: load average $load: other work shares the 2 cores; ratios of wall time (RunParallel, processes, fsync) will mostly measure it" >&2
+fi
+commit=$(git describe --always --dirty 2>/dev/null || echo unknown)
+"$dir/bench.test" -test.run '^TestPairs$' -test.timeout 30m \
+  -pairs -pairs.commit "$commit" -pairs.out results.md "$@"
+cat results.md
