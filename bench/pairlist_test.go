@@ -188,7 +188,8 @@ func mintPairs(tb testing.TB) []pair {
 }
 
 // processPairs are the CLI targets: tickettool verify, as a whole process,
-// against the static hello world.
+// against the static hello world, built as README.md's install line says
+// (static) and with the toolchain's defaults (dynamic where cgo is on).
 func processPairs(tb testing.TB, bs *binaries) []pair {
 	hello := launches("hello world", bs.hello)
 	var ps []pair
@@ -196,10 +197,13 @@ func processPairs(tb testing.TB, bs *binaries) []pair {
 		mode  string
 		limit float64
 	}{{"hmac", 1.5}, {"ed25519", 2.5}} {
-		verify := launches("tickettool verify ("+m.mode+")", bs.tickettool, cliVerify(tb, bs, m.mode)...)
-		ps = append(ps, pair{group: groupTargets, name: fmt.Sprintf("`tickettool verify` (%s) ÷ static hello world, processes", m.mode),
-			a: hello, b: verify, wall: true, batch: processBatch,
-			target: &target{text: fmt.Sprintf("≤ %g×", m.limit), limit: m.limit}})
+		args := cliVerify(tb, bs, m.mode)
+		for _, b := range []struct{ build, path string }{{"static", bs.static}, {linking(bs.tickettool), bs.tickettool}} {
+			verify := launches("tickettool verify ("+m.mode+", "+b.build+")", b.path, args...)
+			ps = append(ps, pair{group: groupTargets, name: fmt.Sprintf("`tickettool verify` (%s, %s build) ÷ static hello world, processes", m.mode, b.build),
+				a: hello, b: verify, wall: true, batch: processBatch,
+				target: &target{text: fmt.Sprintf("≤ %g×", m.limit), limit: m.limit}})
+		}
 	}
 	return ps
 }
