@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
@@ -79,8 +81,8 @@ func TestPairsCallOverhead(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := measurePairs(t, s.cs, cs, f)
-			t.Logf("%s: proxy adds %s per call (median of %d ABBA rounds, range %s to %s); median call %s through the proxy, %s direct",
-				c.name, r.diff, r.rounds, r.lo, r.hi, r.a, r.b)
+			t.Logf("%s: proxy adds %s per call (median of %d ABBA rounds, range %s to %s); median call %s through the proxy, %s direct; the decision alone %s",
+				c.name, r.diff, r.rounds, r.lo, r.hi, r.a, r.b, decisionCost(t, s.p, f))
 		})
 	}
 }
@@ -142,6 +144,37 @@ func measurePairs(t *testing.T, a, b *sdk.ClientSession, file string) pairResult
 	slices.Sort(diffs)
 	return pairResult{diff: median(diffs), lo: diffs[0], hi: diffs[len(diffs)-1],
 		a: median(allA), b: median(allB), rounds: len(diffs)}
+}
+
+// decisionCost is the median time of the proxy's own work on one allowed
+// call, without the transport: deciding it (path resolution, the DPoP
+// proof, the guard and its store) and settling it.
+func decisionCost(t *testing.T, p *Proxy, file string) time.Duration {
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":` +
+		strconv.Quote(file) + `}}}`)
+	m, err := parseMessage(line, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := agentParams(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, answer := p.parseCall(m, params, line)
+	if c == nil {
+		t.Fatalf("parseCall: %s", answer)
+	}
+	ds := make([]time.Duration, 0, pairCalls)
+	for range pairCalls {
+		start := time.Now()
+		v := p.decide(p.state(), c)
+		if !v.forward {
+			t.Fatalf("refused: %s", v.answer)
+		}
+		p.settle(v.decision, guard.Capture)
+		ds = append(ds, time.Since(start))
+	}
+	return median(ds)
 }
 
 // median sorts ds and returns its median.
