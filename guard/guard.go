@@ -93,6 +93,11 @@ func (g *Guard) Verify(ctx context.Context, t *token.Ticket, req *caveat.Request
 	if err != nil {
 		return Decision{}, err
 	}
+	return g.conclude(ctx, vd, t, req, now)
+}
+
+// conclude admits a call verify allowed, and records the decision.
+func (g *Guard) conclude(ctx context.Context, vd verify.Decision, t *token.Ticket, req *caveat.Request, now time.Time) (Decision, error) {
 	d := Decision{Decision: vd}
 	if d.Allowed {
 		g.admit(ctx, &d, t, req, now)

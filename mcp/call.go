@@ -141,7 +141,7 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
 	defer cancel()
-	d, err := p.guard.Verify(ctx, st.ticket, req, now)
+	d, err := p.guard.VerifyPrepared(ctx, st.prepared, req, now)
 	if err != nil {
 		p.log.Printf("tools/call %q not forwarded: %v", c.name, err)
 		return verdict{answer: errorResponse(c.m.id, codeInternalError,

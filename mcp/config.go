@@ -81,9 +81,11 @@ type Proxy struct {
 	log    *log.Logger
 }
 
-// New checks cfg and returns a proxy. It verifies the ticket once
-// ([verify.Validate]) and refuses, with a *[StartError], one that can never
-// allow a call: unknown key, bad chain, a block that widens, revoked,
+// New checks cfg and returns a proxy. It verifies the ticket's chain once
+// ([verify.Prepare]; each call then checks revocation, expiry, its
+// caveats, budgets and a bound ticket's proof) and refuses, with a
+// *[StartError], one that can never allow a call: unknown key, bad chain,
+// a block that widens, revoked,
 // against the policy, expired, aud caveats that do not name the audience,
 // or tools caveats that name no tool of this server (see StartError). A
 // ticket that is not yet valid (nbf) is accepted with a warning: its calls

@@ -9,8 +9,10 @@
 //
 // From the agent:
 //
-//   - tools/call is checked with guard.Guard before it is forwarded:
-//     Request.Tool is the tool's name, qualified as NAME/tool when
+//   - tools/call is checked with guard.Guard before it is forwarded (the
+//     ticket's chain and narrowing were verified once, by New or
+//     SetTicket; revocation, expiry, the caveats, the budgets and a bound
+//     ticket's proof are checked for each call): Request.Tool is the tool's name, qualified as NAME/tool when
 //     Config.ServerName is set; Request.Op is "invoke"; the paths and URLs
 //     are the arguments the [Profile] names (Filesystem() by default), each
 //     path also checked where it leads through symbolic links, a missing

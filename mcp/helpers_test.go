@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
@@ -131,6 +132,9 @@ type setup struct {
 	out  string     // a directory outside it
 	logp string     // the receipt log, when receipts were asked for
 	recs *chain.Log // its Log
+
+	keys  *token.Keyring // set by an edit that needs them
+	store guard.Store
 }
 
 // options for start.

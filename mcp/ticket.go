@@ -46,10 +46,14 @@ func (e *StartError) Is(target error) bool { return target == ErrNeverAllowed }
 // replaced uses the old ticket or the new one, never parts of both.
 type ticketState struct {
 	ticket *token.Ticket
-	text   string          // the ticket's text, the DPoP proofs' ath
-	tools  []caveat.Caveat // every tools caveat of the ticket
-	paths  []caveat.Caveat // every paths caveat of the ticket
-	bound  bool            // the ticket has a holder caveat
+	// prepared is the ticket with its chain, narrowing and the verifier's
+	// policy on the ticket checked once; each call checks only what
+	// depends on it (Proxy.decide).
+	prepared *verify.Prepared
+	text     string          // the ticket's text, the DPoP proofs' ath
+	tools    []caveat.Caveat // every tools caveat of the ticket
+	paths    []caveat.Caveat // every paths caveat of the ticket
+	bound    bool            // the ticket has a holder caveat
 }
 
 // state returns the ticket the proxy enforces now.
@@ -73,17 +77,18 @@ func (p *Proxy) SetTicket(t *token.Ticket) error {
 }
 
 // newState checks t against the proxy's configuration and derives its
-// state. It verifies t once (verify.Validate) and refuses a ticket that
-// can never allow a call (see StartError). A ticket that is not yet valid
-// is accepted with a warning in the log.
+// state. It verifies t's chain once (verify.Prepare), validates it now
+// and refuses a ticket that can never allow a call (see StartError). A
+// ticket that is not yet valid is accepted with a warning in the log.
 func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	if t == nil {
 		return nil, errors.New("mcp: config needs a ticket")
 	}
-	d, err := verify.Validate(t, p.cfg.Keys, p.cfg.Now(), &p.cfg.Options)
+	prepared, err := verify.Prepare(t, p.cfg.Keys, &p.cfg.Options)
 	if err != nil {
 		return nil, err // verify prefixes its errors
 	}
+	d := prepared.Validate(p.cfg.Now())
 	var never []verify.Refusal
 	for _, r := range d.Refusals {
 		if r.Check == verify.CheckCaveat && r.Kind == caveat.NotBefore {
@@ -96,7 +101,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		return nil, &StartError{Refusals: never}
 	}
 	// The chain verified: its blocks can be trusted.
-	st := &ticketState{ticket: t, text: t.String()}
+	st := &ticketState{ticket: t, prepared: prepared, text: t.String()}
 	blocks := t.UnverifiedBlocks()
 	for i := range blocks {
 		for _, c := range blocks[i].Caveats {

@@ -28,6 +28,10 @@
 // ticket that cannot be decoded never reaches Verify (token.Parse fails with
 // token.ErrMalformed).
 //
+// [Prepare] runs steps 1 and 2 once for a ticket that many calls present
+// (a proxy's own ticket); its [Prepared.Verify] runs steps 3 to 5 for each
+// call and decides exactly as Verify does.
+//
 // The stateful parts — counting calls and spend against Decision.Budgets,
 // remembering DPoP proofs, writing receipts — belong to the caller (see
 // package guard).
