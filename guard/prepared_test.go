@@ -21,7 +21,7 @@ func TestVerifyPreparedRefusesAsVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := verify.Prepare(tk, keys, &verify.Options{})
+	p, err := g.PrepareTicket(tk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestVerifyPreparedRefusesAsVerify(t *testing.T) {
 
 	tk2, keys2 := fixture(t)
 	g2, _ := guard.New(guard.Config{Keys: keys2})
-	p2, err := verify.Prepare(tk2, keys2, nil)
+	p2, err := g2.PrepareTicket(tk2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,5 +78,10 @@ func TestVerifyPreparedRefusesAsVerify(t *testing.T) {
 	}
 	if _, err := g2.VerifyPrepared(ctx, nil, readFile(), t0); err == nil {
 		t.Fatal("a nil prepared ticket gave no error")
+	}
+	// A ticket prepared by one guard (its keys, its policy) is not another
+	// guard's to decide on.
+	if _, err := g.VerifyPrepared(ctx, p2, readFile(), t0); err == nil {
+		t.Fatal("a ticket prepared by another guard gave no error")
 	}
 }

@@ -82,7 +82,7 @@ type Proxy struct {
 }
 
 // New checks cfg and returns a proxy. It verifies the ticket's chain once
-// ([verify.Prepare]; each call then checks revocation, expiry, its
+// ([guard.Guard.PrepareTicket]; each call then checks revocation, expiry, its
 // caveats, budgets and a bound ticket's proof) and refuses, with a
 // *[StartError], one that can never allow a call: unknown key, bad chain,
 // a block that widens, revoked,
@@ -132,9 +132,6 @@ func New(cfg Config) (*Proxy, error) {
 		}
 		p.holder, p.cfg.Holder = cfg.Holder, nil
 	}
-	if err := p.SetTicket(ticket); err != nil {
-		return nil, err
-	}
 	var err error
 	if p.cfg.Hold <= 0 {
 		p.cfg.Hold = DefaultHold
@@ -144,6 +141,10 @@ func New(cfg Config) (*Proxy, error) {
 	})
 	if err != nil {
 		return nil, err // guard prefixes its errors
+	}
+	// The guard prepares the ticket under its own keys and options.
+	if err := p.SetTicket(ticket); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -49,7 +50,7 @@ type ticketState struct {
 	// prepared is the ticket with its chain, narrowing and the verifier's
 	// policy on the ticket checked once; each call checks only what
 	// depends on it (Proxy.decide).
-	prepared *verify.Prepared
+	prepared *guard.PreparedTicket
 	text     string          // the ticket's text, the DPoP proofs' ath
 	tools    []caveat.Caveat // every tools caveat of the ticket
 	paths    []caveat.Caveat // every paths caveat of the ticket
@@ -77,14 +78,14 @@ func (p *Proxy) SetTicket(t *token.Ticket) error {
 }
 
 // newState checks t against the proxy's configuration and derives its
-// state. It verifies t's chain once (verify.Prepare), validates it now
+// state. It verifies t's chain once (Guard.PrepareTicket), validates it now
 // and refuses a ticket that can never allow a call (see StartError). A
 // ticket that is not yet valid is accepted with a warning in the log.
 func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	if t == nil {
 		return nil, errors.New("mcp: config needs a ticket")
 	}
-	prepared, err := verify.Prepare(t, p.cfg.Keys, &p.cfg.Options)
+	prepared, err := p.guard.PrepareTicket(t)
 	if err != nil {
 		return nil, err // verify prefixes its errors
 	}
