@@ -48,9 +48,10 @@ func decodeReference(data []byte) (*Ticket, error) {
 			return nil, err
 		}
 	}
-	if err := t.setSigs(w.Sigs, w.Holder); err != nil {
+	if err := t.checkSigs(w.Sigs, w.Holder); err != nil {
 		return nil, err
 	}
+	t.sigs = w.Sigs
 	return t, nil
 }
 

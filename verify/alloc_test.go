@@ -20,8 +20,8 @@ func TestVerifyAllocations(t *testing.T) {
 		mode key.Alg
 		max  float64
 	}{
-		{key.HMACSHA256, 6},
-		{key.Ed25519, 7},
+		{key.HMACSHA256, 5},
+		{key.Ed25519, 5},
 	} {
 		tk, keys := benchTicket(t, tc.mode)
 		text := tk.String()
