@@ -44,7 +44,7 @@ func (t *Ticket) VerifyChain(k *key.Verifying) (Verified, error) {
 	if k.Alg() != b0.Alg {
 		return Verified{}, &Error{Block: 0, Reason: "ticket is " + b0.Alg.String() + " but the key is " + k.Alg().String(), Err: ErrKeyMismatch}
 	}
-	c := Verified{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	c := Verified{Blocks: t.blocks, IDs: t.idRoom(), FamilyID: b0.TicketID, Sealed: t.seal != nil}
 	var err error
 	if k.Alg() == key.HMACSHA256 {
 		err = t.verifyHMAC(k, c.IDs)

@@ -39,3 +39,24 @@ func TestVerifyAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTextAllocations holds VerifyText, the hot path of issue 18, to
+// no allocation in steady state in both modes.
+func TestVerifyTextAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	for _, mode := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		tk, keys := benchTicket(t, mode)
+		text := tk.String()
+		var d verify.Decision
+		got := testing.AllocsPerRun(200, func() {
+			if err := verify.VerifyText(&d, text, benchReq, keys, t0, nil); err != nil || !d.Allowed {
+				t.Fatal(err, d.Refusals)
+			}
+		})
+		if got != 0 {
+			t.Errorf("%v: VerifyText made %v allocations, want 0", mode, got)
+		}
+	}
+}
