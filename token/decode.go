@@ -23,6 +23,7 @@ func decodeOwned(data []byte) (*Ticket, error) {
 		return nil, err
 	}
 	dec := wire.NewCaveatDecoder(data, rm.cavs)
+	dec.UseEntries(rm.entries)
 	for i, raw := range parts.Blocks {
 		off := parts.Offsets[i]
 		b, cavs, err := wire.ReadBlock(data, off, off+len(raw), &dec)
@@ -115,21 +116,23 @@ func (t *Ticket) checkSigs(sigs [][]byte, holder map[uint64][]byte) error {
 }
 
 // smallTicket holds a typical ticket, its blocks and room for its
-// caveats and signatures in one allocation: up to four blocks and four
-// caveats, which is how attenuation usually grows a ticket. Larger
-// tickets take more.
+// caveats, list entries and signatures in one allocation: up to four
+// blocks, four caveats and eight entries, which is how attenuation
+// usually grows a ticket. Larger tickets take more.
 type smallTicket struct {
-	t      Ticket
-	blocks [4]Block
-	cavs   [4]caveat.Caveat
-	sigs   [4][]byte
+	t       Ticket
+	blocks  [4]Block
+	cavs    [4]caveat.Caveat
+	entries [8]string
+	sigs    [4][]byte
 }
 
-// ticketRoom is where a decoded ticket's caveats and signatures go first
-// (nil: allocate).
+// ticketRoom is where a decoded ticket's caveats, list entries and
+// signatures go first (nil: allocate).
 type ticketRoom struct {
-	cavs []caveat.Caveat
-	sigs [][]byte
+	cavs    []caveat.Caveat
+	entries []string
+	sigs    [][]byte
 }
 
 // newTicket returns a ticket with n blocks and room for its first
@@ -138,7 +141,7 @@ func newTicket(n int) (*Ticket, ticketRoom) {
 	if n <= len(smallTicket{}.blocks) {
 		s := new(smallTicket)
 		s.t.blocks = s.blocks[:n:n]
-		return &s.t, ticketRoom{cavs: s.cavs[:], sigs: s.sigs[:0:n]}
+		return &s.t, ticketRoom{cavs: s.cavs[:], entries: s.entries[:], sigs: s.sigs[:0:n]}
 	}
 	return &Ticket{blocks: make([]Block, n)}, ticketRoom{}
 }

@@ -8,10 +8,12 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// TestVerifyAllocations holds the hot path (Parse + Verify of the
-// performance scenario, bench/README.md) to its allocation count. Issue 7
-// allows 15; the bound is what the code does today, so that a regression
-// shows here before it shows in a benchmark table.
+// TestVerifyAllocations holds Parse + Verify of the performance scenario
+// (bench/README.md) to its allocation count. Issue 7 allows 15; the bound
+// is what the code does today (the decoded bytes, their one string copy,
+// the ticket with its blocks and rooms, the block ids the Decision
+// carries), so that a regression shows here before it shows in a
+// benchmark table. VerifyText, the path with none, is held to 0 below.
 func TestVerifyAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under the race detector")
@@ -20,8 +22,8 @@ func TestVerifyAllocations(t *testing.T) {
 		mode key.Alg
 		max  float64
 	}{
-		{key.HMACSHA256, 5},
-		{key.Ed25519, 5},
+		{key.HMACSHA256, 4},
+		{key.Ed25519, 4},
 	} {
 		tk, keys := benchTicket(t, tc.mode)
 		text := tk.String()

@@ -34,6 +34,11 @@ func NewCaveatDecoderView(buf []byte, s string, room []caveat.Caveat, entries []
 		cavs: room[:0:cap(room)], entries: entries[:0:cap(entries)]}
 }
 
+// UseEntries gives d room for the entries of its lists, which they take
+// first (before allocating), like the room NewCaveatDecoder takes for
+// caveats.
+func (d *CaveatDecoder) UseEntries(room []string) { d.entries = room[:0:cap(room)] }
+
 // NewCaveatDecoder returns a CaveatDecoder for caveat maps inside buf,
 // which the caller must not modify while it uses the decoder. Decoded
 // caveats go into room (which may be nil) while it lasts.
