@@ -15,9 +15,10 @@ import (
 // memory that it reads in place and clears before it returns, so that it
 // builds no [token.Ticket], block or caveat value, and fills *d reusing
 // the storage of the decision d held before. In steady state (a caller
-// that keeps d across calls) it allocates nothing for a bearer ticket;
-// DPoP proofs, refusals and Total budgets still allocate. The decision is
-// the one Verify makes of token.Parse(text).
+// that keeps d across calls) it allocates nothing for a bearer ticket of
+// up to eight blocks; DPoP proofs, refusals, Total budgets and larger
+// tickets still allocate. The decision is the one Verify makes of
+// token.Parse(text).
 //
 // A caller that keeps d's BlockIDs, FamilyID or Budgets beyond the next
 // call on d copies them first. An error is a text that does not parse
