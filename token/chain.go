@@ -44,7 +44,7 @@ func (t *Ticket) VerifyChain(k *key.Verifying) (Verified, error) {
 	if k.Alg() != b0.Alg {
 		return Verified{}, &Error{Block: 0, Reason: "ticket is " + b0.Alg.String() + " but the key is " + k.Alg().String(), Err: ErrKeyMismatch}
 	}
-	c := Verified{Blocks: t.blocks, IDs: make([]BlockID, len(t.blocks)), FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	c := Verified{Blocks: t.blocks, IDs: t.idRoom(), FamilyID: b0.TicketID, Sealed: t.seal != nil}
 	var err error
 	if k.Alg() == key.HMACSHA256 {
 		err = t.verifyHMAC(k, c.IDs)
@@ -104,8 +104,19 @@ func (t *Ticket) verifyEd25519(root *key.Verifying, ids []BlockID) error {
 	// the proof that the ticket ends where its holder received it. Without
 	// this check, dropping the last blocks (and so their caveats) would leave
 	// a chain of valid signatures.
-	if !ed25519.NewKeyFromSeed(t.tail).Public().(ed25519.PublicKey).Equal(pub) {
+	if !seedMatches(t.tail, pub) {
 		return &Error{Block: -1, Reason: "next private key does not match the last block", Err: ErrChain}
 	}
 	return nil
+}
+
+// seedMatches reports whether seed is the private key of pub. An
+// ed25519.PrivateKey is the seed followed by its public key (package
+// crypto/ed25519), so no public key value needs building; the derived key
+// is cleared after the comparison.
+func seedMatches(seed []byte, pub ed25519.PublicKey) bool {
+	priv := ed25519.NewKeyFromSeed(seed)
+	ok := pub.Equal(ed25519.PublicKey(priv[ed25519.SeedSize:]))
+	clear(priv)
+	return ok
 }

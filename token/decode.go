@@ -14,17 +14,19 @@ import (
 // every item as they read it, and the checks below what the fields mean.
 func decodeOwned(data []byte) (*Ticket, error) {
 	var room wire.TicketRoom
-	w, blocks, offs, err := wire.ReadTicket(data, &room)
+	w, parts, err := wire.ReadTicket(data, &room)
 	if err != nil {
 		return nil, malformed(-1, err.Error())
 	}
-	t, cavRoom, err := newTicketFor(w.Version, len(blocks), w.Tail, w.Seal)
+	t, rm, err := newTicketFor(w.Version, len(parts.Blocks), w.Tail, w.Seal)
 	if err != nil {
 		return nil, err
 	}
-	dec := wire.NewCaveatDecoder(data, cavRoom)
-	for i, raw := range blocks {
-		b, cavs, err := wire.ReadBlock(data, offs[i], offs[i]+len(raw), &dec)
+	dec := wire.NewCaveatDecoder(data, rm.cavs)
+	dec.UseEntries(rm.entries)
+	for i, raw := range parts.Blocks {
+		off := parts.Offsets[i]
+		b, cavs, err := wire.ReadBlock(data, off, off+len(raw), &dec)
 		if err != nil {
 			return nil, blockError(i, err)
 		}
@@ -32,8 +34,11 @@ func decodeOwned(data []byte) (*Ticket, error) {
 			return nil, err
 		}
 	}
-	if err := t.setSigs(w.Sigs, w.Holder); err != nil {
+	if err := t.checkSigs(parts.Sigs, w.Holder); err != nil {
 		return nil, err
+	}
+	if len(parts.Sigs) > 0 { // parts.Sigs is in room, which stays on this stack
+		t.sigs = append(rm.sigs, parts.Sigs...)
 	}
 	return t, nil
 }
@@ -50,27 +55,36 @@ func blockError(i int, err error) error {
 // newTicketFor checks the envelope's fields that do not depend on the
 // blocks' contents (wire.Ticket's version, number of blocks, tail and
 // seal) and returns a ticket with room for n blocks and for their first
-// caveats. It takes the fields, not the wire.Ticket, so that the room
-// ReadTicket put the blocks in stays on the caller's stack.
-func newTicketFor(version uint64, n int, tail, seal []byte) (*Ticket, []caveat.Caveat, error) {
-	switch {
-	case version != FormatVersion:
-		return nil, nil, malformed(-1, "unsupported format version")
-	case n == 0:
-		return nil, nil, malformed(-1, "no blocks")
-	case n > MaxBlocks:
-		return nil, nil, malformed(-1, "more blocks than the limit")
-	case (len(tail) > 0) == (len(seal) > 0):
-		return nil, nil, malformed(-1, "needs exactly one of tail and seal")
+// caveats and signatures. It takes the fields, not the wire.Ticket, so
+// that the room ReadTicket put the blocks in stays on the caller's stack.
+func newTicketFor(version uint64, n int, tail, seal []byte) (*Ticket, ticketRoom, error) {
+	if err := checkEnvelope(version, n, tail, seal); err != nil {
+		return nil, ticketRoom{}, err
 	}
 	t, room := newTicket(n)
 	t.tail, t.seal = tail, seal
 	return t, room, nil
 }
 
-// setSigs checks the envelope's signatures (wire.Ticket's Sigs and Holder)
-// against the blocks, which are set, and keeps them.
-func (t *Ticket) setSigs(sigs [][]byte, holder map[uint64][]byte) error {
+// checkEnvelope checks the envelope's fields that do not depend on the
+// blocks' contents.
+func checkEnvelope(version uint64, n int, tail, seal []byte) error {
+	switch {
+	case version != FormatVersion:
+		return malformed(-1, "unsupported format version")
+	case n == 0:
+		return malformed(-1, "no blocks")
+	case n > MaxBlocks:
+		return malformed(-1, "more blocks than the limit")
+	case (len(tail) > 0) == (len(seal) > 0):
+		return malformed(-1, "needs exactly one of tail and seal")
+	}
+	return nil
+}
+
+// checkSigs checks the envelope's signatures (wire.Ticket's Sigs and
+// Holder) against the blocks, which are set; the caller keeps them.
+func (t *Ticket) checkSigs(sigs [][]byte, holder map[uint64][]byte) error {
 	for k := range holder {
 		if k >= uint64(len(t.blocks)) {
 			return malformed(-1, "holder signature for a block that does not exist")
@@ -98,26 +112,36 @@ func (t *Ticket) setSigs(sigs [][]byte, holder map[uint64][]byte) error {
 			return malformed(i, "signature must be 64 bytes")
 		}
 	}
-	t.sigs = sigs
 	return nil
 }
 
 // smallTicket holds a typical ticket, its blocks and room for its
-// caveats in one allocation: up to four blocks and four caveats, which is
-// how attenuation usually grows a ticket. Larger tickets take more.
+// caveats, list entries and signatures in one allocation: up to four
+// blocks, four caveats and eight entries, which is how attenuation
+// usually grows a ticket. Larger tickets take more.
 type smallTicket struct {
-	t      Ticket
-	blocks [4]Block
-	cavs   [4]caveat.Caveat
+	t       Ticket
+	blocks  [4]Block
+	cavs    [4]caveat.Caveat
+	entries [8]string
+	sigs    [4][]byte
+}
+
+// ticketRoom is where a decoded ticket's caveats, list entries and
+// signatures go first (nil: allocate).
+type ticketRoom struct {
+	cavs    []caveat.Caveat
+	entries []string
+	sigs    [][]byte
 }
 
 // newTicket returns a ticket with n blocks and room for its first
-// caveats.
-func newTicket(n int) (*Ticket, []caveat.Caveat) {
+// caveats and its signatures.
+func newTicket(n int) (*Ticket, ticketRoom) {
 	if n <= len(smallTicket{}.blocks) {
 		s := new(smallTicket)
 		s.t.blocks = s.blocks[:n:n]
-		return &s.t, s.cavs[:]
+		return &s.t, ticketRoom{cavs: s.cavs[:], entries: s.entries[:], sigs: s.sigs[:0:n]}
 	}
-	return &Ticket{blocks: make([]Block, n)}, nil
+	return &Ticket{blocks: make([]Block, n)}, ticketRoom{}
 }

@@ -48,9 +48,10 @@ func decodeReference(data []byte) (*Ticket, error) {
 			return nil, err
 		}
 	}
-	if err := t.setSigs(w.Sigs, w.Holder); err != nil {
+	if err := t.checkSigs(w.Sigs, w.Holder); err != nil {
 		return nil, err
 	}
+	t.sigs = w.Sigs
 	return t, nil
 }
 
@@ -149,4 +150,44 @@ func FuzzDecodeMatchesReference(f *testing.F) {
 			t.Fatalf("%x does not re-encode to itself", data)
 		}
 	})
+}
+
+// FuzzLentMatchesParse holds the lent parse (lend.Parse, verify.VerifyText's)
+// to Parse: the same error, or the same blocks and bytes.
+func FuzzLentMatchesParse(f *testing.F) {
+	for _, mode := range []key.Alg{key.HMACSHA256, key.Ed25519} {
+		root, _ := key.Generate(mode, "k")
+		cs, _ := caveat.ParseAll([]string{"tools=a,b", "paths=src/", "until=2026-11-30T13:00:00Z", "intent=x", "total=5USD"}, time.Unix(0, 0))
+		t, _ := Mint(root, cs, nil)
+		f.Add(t.String())
+		t2, _ := t.Attenuate(cs[:2], nil)
+		f.Add(t2.String())
+		t3, _ := t2.Seal()
+		f.Add(t3.String())
+		f.Add(t3.String()[:40])
+	}
+	f.Add(Prefix + "oA")
+	f.Add(Prefix + "oA\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		want, errW := Parse(text)
+		v, errG := parseLent(text)
+		if (errG == nil) != (errW == nil) || errG != nil && errG.Error() != errW.Error() {
+			t.Fatalf("%q: lent %v, Parse %v", text, errG, errW)
+		}
+		if errG != nil {
+			return
+		}
+		got := v.(*Ticket)
+		defer got.lent.release()
+		if !slices.EqualFunc(got.blocks, want.blocks, blockEqual) || !bytes.Equal(got.Encode(), want.Encode()) ||
+			got.String() != want.String() || got.Sealed() != want.Sealed() {
+			t.Fatalf("%q: lent ticket differs from Parse's", text)
+		}
+	})
+}
+
+func blockEqual(a, b Block) bool {
+	return a.Alg == b.Alg && a.KeyID == b.KeyID && bytes.Equal(a.TicketID, b.TicketID) &&
+		slices.EqualFunc(a.Caveats, b.Caveats, caveat.Caveat.Equal) && bytes.Equal(a.NextKey, b.NextKey) &&
+		bytes.Equal(a.RebindJWK, b.RebindJWK) && bytes.Equal(a.RebindSig, b.RebindSig) && bytes.Equal(a.raw, b.raw)
 }

@@ -22,6 +22,7 @@ type Ticket struct {
 	tail   []byte   // HMAC: the last tag; Ed25519: the seed of the last next key; nil when sealed
 	seal   []byte   // the seal tag or signature; nil when not sealed
 	text   string   // the text form, when known
+	lent   *arena   // the pooled memory of a lent ticket (lend.Parse), or nil
 }
 
 // Decode parses the CBOR form of a ticket strictly: every accepted input
@@ -65,25 +66,13 @@ var b64 = base64.RawURLEncoding.Strict()
 // (RFC 4648 §5) of the CBOR form. It is as strict as [Decode]: one ticket has
 // exactly one text, so no whitespace, padding or stray bits are accepted.
 func Parse(text string) (*Ticket, error) {
-	if len(text) > MaxTextBytes {
-		return nil, malformed(-1, "text longer than the size limit")
-	}
-	body, ok := strings.CutPrefix(text, Prefix)
-	if !ok {
-		return nil, malformed(-1, "text does not start with "+Prefix)
-	}
-	// The decoder refuses every byte outside the alphabet except CR and LF,
-	// which RFC 4648 §3.3 lets it skip: one ticket has one text, so they
-	// are refused here.
-	if strings.IndexByte(body, '\n') >= 0 || strings.IndexByte(body, '\r') >= 0 {
-		return nil, malformed(-1, "text has a character outside base64url")
+	body, err := textBody(text)
+	if err != nil {
+		return nil, err
 	}
 	data, err := b64.DecodeString(body)
 	if err != nil {
-		if strings.ContainsFunc(body, notBase64URL) {
-			return nil, malformed(-1, "text has a character outside base64url")
-		}
-		return nil, malformed(-1, "text is not canonical base64url")
+		return nil, textError(body)
 	}
 	if len(data) > MaxTicketBytes {
 		return nil, malformed(-1, "larger than the size limit")
@@ -94,6 +83,32 @@ func Parse(text string) (*Ticket, error) {
 	}
 	t.text = text
 	return t, nil
+}
+
+// textBody checks the text form up to its base64 and returns that.
+func textBody(text string) (string, error) {
+	if len(text) > MaxTextBytes {
+		return "", malformed(-1, "text longer than the size limit")
+	}
+	body, ok := strings.CutPrefix(text, Prefix)
+	if !ok {
+		return "", malformed(-1, "text does not start with "+Prefix)
+	}
+	// The decoder refuses every byte outside the alphabet except CR and LF,
+	// which RFC 4648 §3.3 lets it skip: one ticket has one text, so they
+	// are refused here.
+	if strings.IndexByte(body, '\n') >= 0 || strings.IndexByte(body, '\r') >= 0 {
+		return "", malformed(-1, "text has a character outside base64url")
+	}
+	return body, nil
+}
+
+// textError is the error of a body the base64url decoder refused.
+func textError(body string) error {
+	if strings.ContainsFunc(body, notBase64URL) {
+		return malformed(-1, "text has a character outside base64url")
+	}
+	return malformed(-1, "text is not canonical base64url")
 }
 
 func notBase64URL(c rune) bool {

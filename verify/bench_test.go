@@ -83,3 +83,32 @@ func BenchmarkFloorHMAC(b *testing.B) {
 		}
 	}
 }
+
+func benchVerifyText(b *testing.B, mode key.Alg) {
+	tk, keys := benchTicket(b, mode)
+	text := tk.String()
+	var d verify.Decision
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := verify.VerifyText(&d, text, benchReq, keys, t0, nil); err != nil || !d.Allowed {
+			b.Fatal(err, d.Refusals)
+		}
+	}
+}
+
+func BenchmarkVerifyTextHMAC(b *testing.B)    { benchVerifyText(b, key.HMACSHA256) }
+func BenchmarkVerifyTextEd25519(b *testing.B) { benchVerifyText(b, key.Ed25519) }
+
+func BenchmarkVerifyTextParallelHMAC(b *testing.B) {
+	tk, keys := benchTicket(b, key.HMACSHA256)
+	text := tk.String()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		var d verify.Decision
+		for pb.Next() {
+			if err := verify.VerifyText(&d, text, benchReq, keys, t0, nil); err != nil || !d.Allowed {
+				b.Fatal(err, d.Refusals)
+			}
+		}
+	})
+}

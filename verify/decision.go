@@ -82,6 +82,8 @@ type Decision struct {
 	// caller must remember Proof.ReplayKey until Proof.RememberUntil and
 	// refuse a second use (Guard does).
 	Proof *dpop.Proof
+
+	spare spare // storage VerifyText reuses
 }
 
 // TicketID returns the id of the ticket's last block, or the zero id if the

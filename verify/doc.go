@@ -32,6 +32,13 @@
 // (a proxy's own ticket); its [Prepared.Verify] runs steps 3 to 5 for each
 // call and decides exactly as Verify does.
 //
+// [VerifyText] is Verify of a ticket's text form for a verifier's hot
+// path: it parses the text as strictly as token.Parse, into pooled memory
+// that it reads in place (views, not copies) and clears before it returns,
+// and fills a Decision the caller reuses, so that in steady state it makes
+// no allocation in either mode. It decides exactly as Verify of
+// token.Parse does; tests and a fuzz target hold the two to one answer.
+//
 // The stateful parts — counting calls and spend against Decision.Budgets,
 // remembering DPoP proofs, writing receipts — belong to the caller (see
 // package guard).

@@ -53,7 +53,11 @@ func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.
 	if req == nil {
 		return Decision{}, errors.New("verify: no request")
 	}
-	return run(t, req, keys, now, opts)
+	var d Decision
+	if err := run(&d, t, req, keys, now, opts); err != nil {
+		return Decision{}, err
+	}
+	return d, nil
 }
 
 // Validate checks a ticket without a request: the key, the chain, the
@@ -61,53 +65,58 @@ func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.
 // (until, nbf; unknown kinds still refuse). It answers "is this ticket
 // sound and current?", never "may this call run?": use [Verify] for that.
 func Validate(t *token.Ticket, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
-	return run(t, nil, keys, now, opts)
+	var d Decision
+	if err := run(&d, t, nil, keys, now, opts); err != nil {
+		return Decision{}, err
+	}
+	return d, nil
 }
 
 var noOptions Options
 
-func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
+// run fills d, which holds no decision yet (its Budgets may be empty
+// room), with the decision on t.
+func run(d *Decision, t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) error {
 	if t == nil || t.Len() == 0 {
-		return Decision{}, errors.New("verify: no ticket (nil, or a zero token.Ticket)")
+		return errors.New("verify: no ticket (nil, or a zero token.Ticket)")
 	}
 	if keys == nil {
-		return Decision{}, errors.New("verify: no keyring")
+		return errors.New("verify: no keyring")
 	}
 	if opts == nil {
 		opts = &noOptions
 	}
-	var d Decision
 	key, ok := keys.Lookup(t.UnverifiedKeyID())
 	if !ok {
 		d.refuse(CheckKey, -1, 0, "no key for the ticket's key id")
-		return d, nil
+		return nil
 	}
 	if len(opts.Modes) > 0 && !slices.Contains(opts.Modes, key.Alg()) {
 		d.refuse(CheckKey, -1, 0, "policy does not accept "+key.Alg().String()+" keys")
-		return d, nil
+		return nil
 	}
 	chain, err := t.VerifyChain(key)
 	if err != nil {
 		var te *token.Error
 		if !errors.As(err, &te) {
-			return Decision{}, err
+			return err
 		}
 		check := CheckChain
 		if errors.Is(err, token.ErrKeyMismatch) {
 			check = CheckMode
 		}
 		d.refuse(check, te.Block, 0, te.Reason)
-		return d, nil
+		return nil
 	}
 	d.FamilyID, d.BlockIDs = chain.FamilyID, chain.IDs
 
 	var scope caveat.Scope // large: filled in place, never copied
 	if !d.checkStructure(&chain, &scope, opts) {
-		return d, nil
+		return nil
 	}
 	d.checkPolicy(&scope, now, opts)
 	if len(d.Refusals) > 0 {
-		return d, nil
+		return nil
 	}
 	for i := range chain.Blocks {
 		for _, c := range chain.Blocks[i].Caveats {
@@ -118,7 +127,7 @@ func run(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Tim
 		d.checkHolder(t, &chain, holder, req, now, &opts.DPoP)
 	}
 	d.Allowed = len(d.Refusals) == 0
-	return d, nil
+	return nil
 }
 
 // checkStructure replays the blocks into a scope (each must narrow what

@@ -19,6 +19,26 @@ type CaveatDecoder struct {
 	cavs    []caveat.Caveat // spare room for caveats
 }
 
+// NewCaveatDecoderView is NewCaveatDecoder for a caller that holds buf's
+// bytes also as the string s (s == string(buf)), such as a verifier that
+// keeps both views of one pooled buffer: the results' strings are
+// substrings of s, their lists take entries from the room entries while
+// it lasts, and nothing is copied but holder and unknown values. Unlike
+// NewCaveatDecoder's, the results alias buf through s: they are valid as
+// long as buf is neither modified nor reused.
+func NewCaveatDecoderView(buf []byte, s string, room []caveat.Caveat, entries []string) CaveatDecoder {
+	if len(s) != len(buf) {
+		panic("wire: internal error: a caveat decoder's string is not its buffer")
+	}
+	return CaveatDecoder{src: source{b: buf, s: s, made: true},
+		cavs: room[:0:cap(room)], entries: entries[:0:cap(entries)]}
+}
+
+// UseEntries gives d room for the entries of its lists, which they take
+// first (before allocating), like the room NewCaveatDecoder takes for
+// caveats.
+func (d *CaveatDecoder) UseEntries(room []string) { d.entries = room[:0:cap(room)] }
+
 // NewCaveatDecoder returns a CaveatDecoder for caveat maps inside buf,
 // which the caller must not modify while it uses the decoder. Decoded
 // caveats go into room (which may be nil) while it lasts.

@@ -36,16 +36,26 @@ type Block struct {
 type TicketRoom struct {
 	blocks [8][]byte
 	offs   [8]int
+	sigs   [8][]byte
+}
+
+// Parts are the lists of a ticket's envelope that ReadTicket returns
+// apart from the Ticket, in a TicketRoom when they fit, so that the
+// caller's room can stay on its stack: Blocks[i] aliases the data at
+// offset Offsets[i], Sigs[i] aliases it too. A caller that keeps the
+// lists (not their elements) beyond the room copies them.
+type Parts struct {
+	Blocks  [][]byte
+	Offsets []int
+	Sigs    [][]byte
 }
 
 // ReadTicket reads a ticket's envelope from data in one pass, refusing
 // non-canonical CBOR, unknown fields, wrong types, fields present with an
 // empty value and a missing version or blocks field; what the fields mean
-// is the caller's to check. It returns the blocks apart from t (whose
-// Blocks is nil), in room when they fit, so that a caller's room can stay
-// on its stack: blocks[i] aliases data at offset offs[i]. Errors are
-// *Error.
-func ReadTicket(data []byte, room *TicketRoom) (t Ticket, blocks [][]byte, offs []int, err error) {
+// is the caller's to check. It returns the blocks and signatures in p, in
+// room when they fit; t's Blocks and Sigs are nil. Errors are *Error.
+func ReadTicket(data []byte, room *TicketRoom) (t Ticket, p Parts, err error) {
 	seen := 0
 	empty := false
 	var prev uint64
@@ -56,18 +66,18 @@ func ReadTicket(data []byte, room *TicketRoom) (t Ticket, blocks [][]byte, offs 
 			break
 		}
 		if seen != 0 && k <= prev {
-			return t, nil, nil, refuse("fields are not in canonical order or repeat")
+			return t, Parts{}, refuse("fields are not in canonical order or repeat")
 		}
 		prev = k
 		switch k {
 		case 1:
 			t.Version = r.Uint()
 		case 2:
-			blocks, offs = readBlocks(&r, room)
-			empty = empty || len(blocks) == 0
+			p.Blocks, p.Offsets = readBlocks(&r, room)
+			empty = empty || len(p.Blocks) == 0
 		case 3:
-			t.Sigs = readByteStrings(&r)
-			empty = empty || len(t.Sigs) == 0
+			p.Sigs = readByteStrings(&r, room.sigs[:0])
+			empty = empty || len(p.Sigs) == 0
 		case 4:
 			t.Tail = r.Bytes()
 			empty = empty || len(t.Tail) == 0
@@ -77,25 +87,25 @@ func ReadTicket(data []byte, room *TicketRoom) (t Ticket, blocks [][]byte, offs 
 		case 6:
 			var ordered bool
 			if t.Holder, ordered = readHolderSigs(&r); !ordered {
-				return t, nil, nil, refuse("holder signatures are not in canonical order or repeat")
+				return t, Parts{}, refuse("holder signatures are not in canonical order or repeat")
 			}
 			empty = empty || len(t.Holder) == 0
 		default:
-			return t, nil, nil, refuse("unknown field " + strconv.FormatUint(k, 10))
+			return t, Parts{}, refuse("unknown field " + strconv.FormatUint(k, 10))
 		}
 		seen |= 1 << k
 	}
 	switch {
 	case r.Failed():
-		return t, nil, nil, r.Err()
+		return t, Parts{}, r.Err()
 	case !r.Done():
-		return t, nil, nil, refuse("trailing bytes after the ticket")
+		return t, Parts{}, refuse("trailing bytes after the ticket")
 	case seen&(1<<1|1<<2) != 1<<1|1<<2:
-		return t, nil, nil, refuse("version or blocks missing")
+		return t, Parts{}, refuse("version or blocks missing")
 	case empty:
-		return t, nil, nil, refuse("field present with an empty value")
+		return t, Parts{}, refuse("field present with an empty value")
 	}
-	return t, blocks, offs, nil
+	return t, p, nil
 }
 
 // refuse returns an *Error without an offset.
@@ -119,12 +129,16 @@ func readBlocks(r *Reader, room *TicketRoom) ([][]byte, []int) {
 	return raw, offs
 }
 
-func readByteStrings(r *Reader) [][]byte {
+// readByteStrings reads an array of byte strings, into room when they fit.
+func readByteStrings(r *Reader, room [][]byte) [][]byte {
 	n := r.Array()
 	if n == 0 {
 		return nil
 	}
-	out := make([][]byte, 0, n)
+	out := room[:0]
+	if n > cap(room) {
+		out = make([][]byte, 0, n)
+	}
 	for ; n > 0 && !r.Failed(); n-- {
 		out = append(out, r.Bytes())
 	}
@@ -153,7 +167,8 @@ func readHolderSigs(r *Reader) (map[uint64][]byte, bool) {
 // unknown fields, values of the wrong type, fields present with an empty
 // value and a missing caveat map; what the fields mean is the caller's to
 // check. It returns the block without its Caveats map, and the caveats
-// decoded (nil when the map is empty). Its byte strings alias data. An
+// decoded (nil when the map is empty). Its byte strings alias data; its
+// key id is a substring of dec's one string (CaveatDecoder). An
 // error is a *caveat.Error for a caveat map or value at fault, else an
 // *Error.
 func ReadBlock(data []byte, off, end int, dec *CaveatDecoder) (Block, []caveat.Caveat, error) {
@@ -181,7 +196,10 @@ func ReadBlock(data []byte, off, end int, dec *CaveatDecoder) (Block, []caveat.C
 			if len(id) == 0 && !r.Failed() {
 				return b, nil, refuse("field present with an empty value")
 			}
-			b.KeyID = string(id)
+			if !r.Failed() {
+				at := off + r.Offset()
+				b.KeyID = dec.src.sub(at-len(id), at)
+			}
 		case 3:
 			b.ID = r.Bytes()
 		case 4:
