@@ -21,7 +21,8 @@ import (
 // token.Parse(text).
 //
 // A caller that keeps d's BlockIDs, FamilyID or Budgets beyond the next
-// call on d copies them first. An error is a text that does not parse
+// call on d copies them first; a copy of d (d2 := *d) shares that
+// storage, so it too is overwritten by the next call on either. An error is a text that does not parse
 // (wrapping [token.ErrMalformed]) or a malformed call; *d then holds the
 // zero decision.
 func VerifyText(d *Decision, text string, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) error {
