@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,17 +178,19 @@ func (tt *tickettool) verifier(tb testing.TB, enc []byte, req request) func() er
 	return ttVerifier(text, r, tt.keys, req.Now)
 }
 
-// ttVerifier is tickettool's full verify: parse the text form, then
-// verify.Verify (key lookup, chain, narrowing, policy, every caveat, the
-// DPoP proof of a bound ticket).
+// ttVerifier is tickettool's full verify of the text form:
+// verify.VerifyText (the strict parse into pooled memory, key lookup,
+// chain, narrowing, policy, every caveat, the DPoP proof of a bound
+// ticket), with Decisions kept across calls as a server keeps one per
+// worker (a pool, since RunParallel's goroutines share the function).
+// token.Parse + verify.Verify decides alike and allocates more (verify's
+// TestPropVerifyTextMatchesVerify).
 func ttVerifier(text string, r *caveat.Request, keys *token.Keyring, now time.Time) func() error {
+	decisions := sync.Pool{New: func() any { return new(verify.Decision) }}
 	return func() error {
-		t, err := token.Parse(text)
-		if err != nil {
-			return err
-		}
-		d, err := verify.Verify(t, r, keys, now, nil)
-		if err != nil {
+		d := decisions.Get().(*verify.Decision)
+		defer decisions.Put(d)
+		if err := verify.VerifyText(d, text, r, keys, now, nil); err != nil {
 			return err
 		}
 		return d.Err()
