@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -29,6 +30,17 @@ func (g *Guard) PrepareTicket(t *token.Ticket) (*PreparedTicket, error) {
 		return nil, err
 	}
 	return &PreparedTicket{g: g, p: p}, nil
+}
+
+// WithHolderKey returns a copy of pt for a harness that holds the bound
+// ticket's current holder key itself: its calls need no DPoP proof (see
+// [verify.Prepared.WithHolderKey], which refuses any other key).
+func (pt *PreparedTicket) WithHolderKey(h *key.Holder) (*PreparedTicket, error) {
+	p, err := pt.p.WithHolderKey(h)
+	if err != nil {
+		return nil, err
+	}
+	return &PreparedTicket{g: pt.g, p: p}, nil
 }
 
 // Ticket returns the ticket pt was prepared from.

@@ -6,15 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -136,9 +133,6 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	if len(req.Paths) == 0 {
 		req.Paths = nil
 	}
-	if st.bound {
-		req.Holder = p.prove(st, c.name, now)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
 	defer cancel()
 	d, err := p.guard.VerifyPrepared(ctx, st.prepared, req, now)
@@ -158,23 +152,6 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 func (p *Proxy) malformed(m *message, why string) []byte {
 	p.log.Printf("tools/call not forwarded: %s", why)
 	return errorResponse(m.id, codeInvalidParams, "mcp: "+why)
-}
-
-// prove makes the DPoP proof of a bound ticket's holder for one call:
-// htm POST, htu mcp://SERVER/TOOL, ath of the ticket's text, iat now and a
-// random jti. A proof that cannot be made is left empty, and the verifier
-// refuses the call.
-func (p *Proxy) prove(st *ticketState, tool string, now time.Time) *caveat.HolderProof {
-	server := p.cfg.ServerName
-	if server == "" {
-		server = "server"
-	}
-	htu := "mcp://" + server + "/" + url.PathEscape(tool)
-	proof, err := dpop.Make(p.holder, "POST", htu, dpop.MakeOptions{AccessToken: st.text, IssuedAt: now})
-	if err != nil {
-		p.log.Printf("tools/call %q: no DPoP proof: %v", tool, err)
-	}
-	return &caveat.HolderProof{Proof: proof, Method: "POST", URI: htu}
 }
 
 // refusalText joins the refusals as verify.Refusal.String renders them, on

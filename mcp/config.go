@@ -36,14 +36,14 @@ type Config struct {
 	// Receipts, when set, receives one durable receipt per tools/call
 	// decision, before an allowed call is forwarded.
 	Receipts *chain.Log
-	// Holder is the holder key of a bound ticket (required then): the
-	// proxy signs a DPoP proof with it for each call. A key whose
-	// thumbprint is not the ticket's holder is refused by New. A
+	// Holder is the holder key of a bound ticket (required then). The
+	// proxy holding it is the proof of possession, so calls carry no DPoP
+	// proof (verify.Prepared.WithHolderKey): none travels. A key whose
+	// thumbprint is not the ticket's current holder is refused by New. A
 	// key.Holder never prints its private key.
 	Holder *key.Holder
 	// ServerName, when set, qualifies tool names ("NAME/tool") for the
-	// ticket's tools caveat and names the server in DPoP proofs
-	// (mcp://NAME/tool; "server" when unset). It must be 1 to 128 of
+	// ticket's tools caveat. It must be 1 to 128 of
 	// [A-Za-z0-9_.-].
 	ServerName string
 	// Audience is the verifier's own name for aud caveats; "" means

@@ -11,16 +11,16 @@
 //
 //   - tools/call is checked with guard.Guard before it is forwarded (the
 //     ticket's chain and narrowing were verified once, by New or
-//     SetTicket; revocation, expiry, the caveats, the budgets and a bound
-//     ticket's proof are checked for each call): Request.Tool is the tool's name, qualified as NAME/tool when
+//     SetTicket; revocation, expiry, the caveats and the budgets are
+//     checked for each call): Request.Tool is the tool's name, qualified as NAME/tool when
 //     Config.ServerName is set; Request.Op is "invoke"; the paths and URLs
 //     are the arguments the [Profile] names (Filesystem() by default), each
 //     path also checked where it leads through symbolic links, a missing
 //     name matched by Unicode NFC form as the reference filesystem server
 //     matches it (a name with several matches is refused); Audience is
-//     Config.Audience. A bound ticket's DPoP proof is made here with
-//     Config.Holder (htm POST, htu mcp://SERVER/TOOL, SERVER being the
-//     server name or "server"). One receipt per decision is durable before
+//     Config.Audience. A bound ticket's holder key is Config.Holder, held
+//     by the proxy itself: possession is checked once, when the ticket is
+//     set, and calls carry no DPoP proof (none travels). One receipt per decision is durable before
 //     Check returns, so before an allowed call is forwarded. An allowed
 //     call's budgets are reserved in Config.Store and settled by the
 //     server's answer: captured by a result (an isError result too: the

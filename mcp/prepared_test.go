@@ -21,7 +21,6 @@ import (
 // call it concerns, mid-session, and the server never sees that call.
 func TestPerCallRefusals(t *testing.T) {
 	hk, jkt := holderKey(t, "mcp holder")
-	other, _ := holderKey(t, "another holder")
 	for _, tc := range []struct {
 		name    string
 		caveats []string
@@ -47,9 +46,13 @@ func TestPerCallRefusals(t *testing.T) {
 			want: "block 0 caveat nbf"},
 		{name: "budget exhausted", caveats: []string{"calls=3"}, calls: 3,
 			want: "block 0 caveat calls: budget of 3 calls is spent"},
-		{name: "wrong proof", caveats: []string{"holder=" + jkt}, holder: hk, calls: 2,
-			change: func(_ *testing.T, s *setup, _ *clock) { s.p.holder = other },
-			want:   "block 0 dpop caveat holder: jkt: key thumbprint does not match"},
+		// A bound ticket: the proxy holds its key (no proof per call), and
+		// every per-call check still applies.
+		{name: "bound budget exhausted", caveats: []string{"holder=" + jkt, "calls=2"}, holder: hk, calls: 2,
+			want: "block 0 caveat calls: budget of 2 calls is spent"},
+		{name: "bound expiry reached", caveats: []string{"holder=" + jkt, "until=10m"}, holder: hk, calls: 1,
+			change: func(_ *testing.T, _ *setup, c *clock) { c.add(11 * time.Minute) },
+			want:   "block 0 caveat until: expired"},
 		{name: "path outside", caveats: []string{"tools=read_file"}, calls: 1,
 			change: func(_ *testing.T, s *setup, _ *clock) { s.dir = s.out },
 			want:   "block 0 caveat paths"},

@@ -51,7 +51,6 @@ type ticketState struct {
 	// policy on the ticket checked once; each call checks only what
 	// depends on it (Proxy.decide).
 	prepared *guard.PreparedTicket
-	text     string          // the ticket's text, the DPoP proofs' ath
 	tools    []caveat.Caveat // every tools caveat of the ticket
 	paths    []caveat.Caveat // every paths caveat of the ticket
 	bound    bool            // the ticket has a holder caveat
@@ -102,7 +101,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		return nil, &StartError{Refusals: never}
 	}
 	// The chain verified: its blocks can be trusted.
-	st := &ticketState{ticket: t, prepared: prepared, text: t.String()}
+	st := &ticketState{ticket: t, prepared: prepared}
 	blocks := t.UnverifiedBlocks()
 	for i := range blocks {
 		for _, c := range blocks[i].Caveats {
@@ -132,6 +131,11 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		}
 		if p.holder.Thumbprint() != base64.RawURLEncoding.EncodeToString(jkt) {
 			return nil, errors.New("mcp: the holder key is not the key the ticket is bound to")
+		}
+		// The proxy holds the holder key: possession is the key itself,
+		// in this process, so calls carry no proof (none travels).
+		if st.prepared, err = st.prepared.WithHolderKey(p.holder); err != nil {
+			return nil, err // verify prefixes its errors
 		}
 	}
 	return st, nil

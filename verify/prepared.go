@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
 
@@ -22,6 +23,9 @@ type Prepared struct {
 	opts   Options
 	chain  token.Verified
 	scope  caveat.Scope
+	// ownKey: the caller holds the bound ticket's current holder key
+	// (WithHolderKey), so its calls carry no proof.
+	ownKey bool
 	// base is the decision of steps 1 and 2: a refusal, or the chain's
 	// ids, budgets and intent every call's decision starts from.
 	base Decision
@@ -125,9 +129,44 @@ func (p *Prepared) decide(req *caveat.Request, now time.Time) Decision {
 			d.checkCaveat(i, c, req, now, p.opts.Skew)
 		}
 	}
-	if holder := p.scope.Holder(); holder != nil && req != nil {
+	if holder := p.scope.Holder(); holder != nil && req != nil && !p.ownKey {
 		d.checkHolder(p.ticket, &p.chain, holder, req, now, &p.opts.DPoP)
 	}
 	d.Allowed = len(d.Refusals) == 0
 	return d
+}
+
+// WithHolderKey returns a copy of p for a caller that holds, in its own
+// process, the private key of the bound ticket's current holder: the copy's
+// decisions need no DPoP proof (RFC 9449 proves possession of a key to a
+// verifier elsewhere; here the verifier holds the key itself, so no proof
+// travels and none could be replayed). Everything else is each call's, as
+// before. It refuses a key that is not the current holder's (the
+// thumbprint of the last holder caveat), one whose algorithm the DPoP
+// allow-list refuses, and a ticket that is not bound. A p whose ticket
+// the checks of Prepare refused is returned as it is: it refuses every
+// call anyway.
+func (p *Prepared) WithHolderKey(h *key.Holder) (*Prepared, error) {
+	if len(p.base.Refusals) > 0 {
+		return p, nil
+	}
+	holder := p.scope.Holder()
+	switch {
+	case holder == nil:
+		return nil, errors.New("verify: the ticket is not bound to a holder key")
+	case h == nil || h.Alg() == 0:
+		return nil, errors.New("verify: no holder key")
+	case h.Thumbprint() != jktText(holder):
+		return nil, errors.New("verify: the key " + h.Thumbprint() + " is not the ticket's current holder " + jktText(holder))
+	}
+	name := Algorithm("EdDSA")
+	if h.Alg() == key.ES256 {
+		name = "ES256"
+	}
+	if algs := p.opts.DPoP.Algorithms; algs != nil && !slices.Contains(algs, name) {
+		return nil, errors.New("verify: the policy does not accept " + string(name) + " holder keys")
+	}
+	q := *p
+	q.ownKey = true
+	return &q, nil
 }
