@@ -58,6 +58,11 @@ const (
 	// complete follows) from damage (a complete record follows). Past it
 	// the tail counts as damage: Repair refuses rather than guess.
 	maxRecordProbes = 8
+
+	// tailWindow is how much of a log's end Open reads to find its last
+	// record and the one before it: the last record and a torn tail after
+	// it are each at most MaxRecordBytes, and so is its predecessor.
+	tailWindow = 3 * MaxRecordBytes
 )
 
 // Limits of checking and messages, the package's own.

@@ -22,8 +22,8 @@ import (
 // fsynced before Append returns. A Log caches the tail it last saw; under
 // the lock it compares the file's size with the cache, checks every record
 // other writers appended since (signature, sequence, link, time), and
-// re-reads the tail when the file shrank, so concurrent writers never fork
-// the chain.
+// re-reads the tail as [Open] does when the file shrank or its last record
+// changed, so concurrent writers never fork the chain.
 type Log struct {
 	mu     sync.Mutex
 	f      *os.File // nil once closed
@@ -43,15 +43,29 @@ type Log struct {
 
 // Open opens the log at path for appending with the signing key for
 // origin, creating it (mode 0600: receipts name tools, paths and hosts;
-// hand auditors a copy) when absent and syncing its directory. Open checks
-// under the lock that the log ends cleanly: every record is one canonical
-// item, the first is bound to origin and verifies, and the last verifies
-// and links to the one before it. It does not replay every signature of a
-// long log (Verify does). A torn tail or a broken log is returned as a
-// *[BreakError] (a torn tail only when no complete record follows the
-// incomplete one, as for [Verify]); run [Repair] for a torn tail, investigate
-// a broken log. A key that is not the log's (no record verifies under it)
-// is a *[KeyError], not a break.
+// hand auditors a copy) when absent and syncing its directory.
+//
+// Open's cost does not grow with the log: under the lock it reads the
+// first record and at most the last 48 KiB (three times [MaxRecordBytes]),
+// and checks what an append depends on:
+//
+//   - record 0 is one canonical record that verifies under the key, with
+//     seq 0 and prev bound to origin: the file is a receipt log (else a
+//     *[BreakError] matching [ErrNotLog]), signed with this key (else a
+//     *[KeyError] when no record verifies under it) for this origin;
+//   - the file ends with a record that verifies under the key and links to
+//     the record before it (that record's SHA-256 is its prev, its seq one
+//     less, its time no later), so the next record chains to the real head
+//     and gets the next seq;
+//   - nothing follows that record: a torn tail is a *BreakError matching
+//     [ErrTorn] (run [Repair]), anything else a break (investigate).
+//
+// It does not check the records in between (their signatures, links,
+// sequence and times, or that they are as many as the last seq says): a
+// log broken in its middle opens and is appended to, and [Verify] (the
+// CLI's "receipt verify") reports the break. Whenever the quick check
+// fails, Open reads the whole file to report the break at the first item
+// that is not a canonical record, as Verify's scan does.
 func Open(path string, k *key.Signing, origin string) (*Log, error) {
 	if err := checkSigning(k); err != nil {
 		return nil, err
