@@ -63,6 +63,10 @@ const (
 	// record and the one before it: the last record and a torn tail after
 	// it are each at most MaxRecordBytes, and so is its predecessor.
 	tailWindow = 3 * MaxRecordBytes
+
+	// parallelBatch is how many records Verify reads before it checks
+	// their signatures on all cores at once.
+	parallelBatch = 256
 )
 
 // Limits of checking and messages, the package's own.
