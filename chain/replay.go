@@ -40,8 +40,8 @@ type checked struct {
 	sigOK bool  // the record's alg is the key's and its signature verifies
 }
 
-// check decodes item and checks its signature.
-func (v *replayer) check(item []byte) checked {
+// checkOne decodes item and checks its signature.
+func (v *replayer) checkOne(item []byte) checked {
 	var c checked
 	var input []byte
 	c.rec, input, c.err = decode(item)
@@ -51,7 +51,7 @@ func (v *replayer) check(item []byte) checked {
 
 // add checks one item that starts at offset off and adds it to the chain.
 func (v *replayer) add(item []byte, off int64) error {
-	return v.addChecked(item, off, v.check(item))
+	return v.addChecked(item, off, v.checkOne(item))
 }
 
 // addChecked is add with the item's own checks done (c).
