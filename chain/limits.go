@@ -64,6 +64,10 @@ const (
 	// it are each at most MaxRecordBytes, and so is its predecessor.
 	tailWindow = 3 * MaxRecordBytes
 
+	// quickRead is how much Open reads first at each end of a log: enough
+	// for the usual record 0, last record and the one before it.
+	quickRead = 4 << 10
+
 	// parallelBatch is how many records Verify reads before it checks
 	// their signatures on all cores at once.
 	parallelBatch = 256

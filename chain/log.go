@@ -55,24 +55,26 @@ type Log struct {
 // hand auditors a copy) when absent and syncing its directory.
 //
 // Open's cost does not grow with the log: under the lock it reads the
-// first record and at most the last 48 KiB (three times [MaxRecordBytes]),
+// first record and the end of the file (4 KiB at each end for short
+// records; at most [MaxRecordBytes] at the start and 48 KiB at the end),
 // and checks what an append depends on:
 //
-//   - record 0 is one canonical record that verifies under the key, with
-//     seq 0 and prev bound to origin: the file is a receipt log (else a
-//     *[BreakError] matching [ErrNotLog]), signed with this key (else a
-//     *[KeyError] when no record verifies under it) for this origin;
-//   - the file ends with a record that verifies under the key and links to
-//     the record before it (that record's SHA-256 is its prev, its seq one
-//     less, its time no later), so the next record chains to the real head
-//     and gets the next seq;
+//   - record 0 is one canonical record with seq 0, prev bound to origin
+//     and the key's algorithm: the file is a receipt log (else a
+//     *[BreakError] matching [ErrNotLog]) for this origin;
+//   - the file ends with a record that verifies under the key (else, when
+//     no record verifies under it, a *[KeyError]: another key's log) and
+//     links to the record before it (that record's SHA-256 is its prev,
+//     its seq one less, its time no later), so the next record chains to
+//     the real head and gets the next seq;
 //   - nothing follows that record: a torn tail is a *BreakError matching
 //     [ErrTorn] (run [Repair]), anything else a break (investigate).
 //
-// It does not check the records in between (their signatures, links,
-// sequence and times, or that they are as many as the last seq says): a
-// log broken in its middle opens and is appended to, and [Verify] (the
-// CLI's "receipt verify") reports the break. Whenever the quick check
+// It does not check record 0's signature (unless it is the only record)
+// nor the records in between (their signatures, links, sequence and
+// times, or that they are as many as the last seq says): a log broken in
+// its middle opens and is appended to, and [Verify] (the CLI's "receipt
+// verify") reports the break. Whenever the quick check
 // fails, Open reads the whole file to report the break at the first item
 // that is not a canonical record, as Verify's scan does.
 func Open(path string, k *key.Signing, origin string) (*Log, error) {

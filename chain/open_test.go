@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,7 +16,8 @@ import (
 // the first record and the end of the log only (the log is longer than
 // tailWindow), refuses what would make an append wrong (a torn tail, a
 // damaged or unlinked last record, another key's, origin's or no log),
-// and leaves damage between record 0 and the last two records to Verify.
+// and leaves record 0's signature and damage between record 0 and the
+// last two records to Verify.
 func TestOpenDamage(t *testing.T) {
 	for kname, sk := range testKeys(t) {
 		const n = 600
@@ -34,6 +36,10 @@ func TestOpenDamage(t *testing.T) {
 			return join(slices.Concat(recs[:k], [][]byte{r}, recs[k+1:]))
 		}
 		other := makeRecords(t, seedKey(t, "k", 9), testOrigin, 3)
+		// Two long records at the end: more than quickRead, so Open reads
+		// the whole window.
+		long1 := seal(t, sk, Record{Seq: n, Time: t0.Add(time.Hour), Kind: KindOther, Note: strings.Repeat("x", MaxNoteBytes), Prev: Hash(recs[last])})
+		long2 := seal(t, sk, Record{Seq: n + 1, Time: t0.Add(time.Hour), Kind: KindOther, Note: strings.Repeat("y", MaxNoteBytes), Prev: Hash(long1)})
 		cases := []struct {
 			name  string
 			data  []byte
@@ -43,6 +49,8 @@ func TestOpenDamage(t *testing.T) {
 			{"clean", good, nil, n},
 			{"empty", nil, nil, 0},
 			{"one record", recs[0], nil, 1},
+			{"long last records", slices.Concat(good, long1, long2), nil, n + 2},
+			{"long last record's predecessor dropped", slices.Concat(good, long2), ErrBroken, 0},
 			{"two records", join(recs[:2]), nil, 2},
 			{"torn: map cut short", slices.Concat(good, recs[0][:20]), ErrTorn, 0},
 			{"torn: zero bytes", slices.Concat(good, make([]byte, 100)), ErrTorn, 0},
@@ -54,12 +62,15 @@ func TestOpenDamage(t *testing.T) {
 			{"last record twice", slices.Concat(good, recs[last]), ErrBroken, 0},
 			{"second to last's signature", flip(last-1, -1), ErrBroken, 0},
 			{"third to last's signature", flip(last-2, -1), nil, n},
+			{"record 0's signature, two records", flip(0, -1)[:len(recs[0])+len(recs[1])], ErrBroken, 0},
+			{"record 0's signature, one record", flip(0, -1)[:len(recs[0])], ErrWrongKey, 0},
+			{"record 0 of another origin", slices.Concat(makeRecords(t, sk, "example.com/other", 1)[0], join(recs[1:])), ErrBroken, 0},
 			{"garbage after the last", slices.Concat(good, []byte("garbage")), ErrBroken, 0},
 			{"another key's record after the last", slices.Concat(good, other[2]), ErrBroken, 0},
-			{"record 0's signature", flip(0, -1), ErrBroken, 0},
 			{"another key's log", join(other), ErrWrongKey, 0},
 			{"not a log", []byte("#!/bin/sh\necho hello\n"), ErrNotLog, 0},
-			// Verify's, not Open's: the middle of the log.
+			// Verify's, not Open's: record 0's signature, the middle of the log.
+			{"record 0's signature", flip(0, -1), nil, n},
 			{"middle record's signature", flip(n/2, -1), nil, n},
 			{"middle record dropped", join(slices.Concat(recs[:n/2], recs[n/2+1:])), nil, n},
 			{"middle record cut short", join(slices.Concat(recs[:n/2], [][]byte{recs[n/2][:9]}, recs[n/2+1:])), nil, n},

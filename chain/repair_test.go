@@ -41,9 +41,9 @@ func headAt(t *testing.T, rec []byte, sk byte, head byte) int {
 
 // wantNotTorn checks that every reader of the log at p reports a break
 // that is not a torn tail at record index, offset off. Open checks only
-// the first record and the log's end (the last record and its link to the
-// one before): with midFile (damage before the second to last record) it
-// may accept the log, and Verify is what finds it.
+// the first record (not its signature) and the log's end (the last record
+// and its link to the one before): with midFile (damage it does not look
+// for) it may accept the log, and Verify is what finds it.
 func wantNotTorn(t *testing.T, name string, p string, sk *key.Signing, index int64, off int, midFile bool) {
 	t.Helper()
 	check := func(what string, err error) {
@@ -97,13 +97,13 @@ func TestRepairRefusesDamage(t *testing.T) {
 			name    string
 			data    []byte
 			index   int
-			midFile bool // damage between record 0 and the last two: Open may accept it
+			midFile bool // damage Open does not look for (record 0's signature, records before the last two)
 		}{
 			// The issue: one length byte of record 0 changed, so its item
 			// claims more bytes than the file holds.
 			{"record 0 prev length 1 byte to 2", change(0, prevHead(0), 0x59), 0, false},
 			{"record 0 reason length 1 byte to 2", change(0, reasonHead(0), 0x79), 0, false},
-			{"record 0 flipped sig byte", change(0, len(recs[0])-1, recs[0][len(recs[0])-1]^1), 0, false},
+			{"record 0 flipped sig byte", change(0, len(recs[0])-1, recs[0][len(recs[0])-1]^1), 0, true},
 			{"record 0 cut to its map head", join(append([][]byte{recs[0][:1]}, recs[1:]...)), 0, false},
 			{"middle record prev length", change(6, prevHead(6), 0x59), 6, true},
 			{"middle record reason length", change(6, reasonHead(6), 0x79), 6, true},

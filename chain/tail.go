@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/tickettool/tickettool/internal/wire"
 )
@@ -23,56 +22,90 @@ func (l *Log) load(size int64) error {
 }
 
 // loadTail checks what a writer needs before appending, reading at most
-// MaxRecordBytes at the start of the file and tailWindow at its end:
+// MaxRecordBytes at the start of the file and tailWindow at its end
+// (usually quickRead at each):
 //
-//   - record 0 is one canonical record, signed under the key, with seq 0
-//     and prev bound to the origin (so the file is a log, the key's, for
-//     this origin);
+//   - record 0 is one canonical record with seq 0, prev bound to the
+//     origin and the key's algorithm (so the file is a log, for this
+//     origin);
 //   - the last record L found in the tail is canonical, signed under the
-//     key, and links to the record that ends where it starts (that
-//     record's SHA-256 is L's prev, its seq is L's minus one, its time no
-//     later), or is record 0 itself;
+//     key (so the log is the key's), and links to the record that ends
+//     where it starts (that record's SHA-256 is L's prev, its seq is L's
+//     minus one, its time no later), or is record 0 itself;
 //   - nothing follows L: any byte after it (a torn tail, damage) is an
 //     error here, and rescan classifies it.
 //
-// It does not check the records between record 0 and L's predecessor
-// (their signatures, links and times, or that L's seq counts them): that
-// is Verify's. The cache's count is L's seq plus one.
+// It does not check record 0's signature (unless it is L) nor the records
+// between record 0 and L's predecessor (their signatures, links and
+// times, or that L's seq counts them): that is Verify's. The cache's
+// count is L's seq plus one.
 func (l *Log) loadTail(size int64) error {
 	l.valid = false
 	if size == 0 {
 		l.valid, l.size, l.count, l.head, l.last, l.tailLen = true, 0, 0, OriginHash(l.origin), -1, 0
 		return nil
 	}
-	s := newScanner(io.NewSectionReader(l.f, 0, size))
-	first, _, err := s.next()
+	first, err := l.first(size)
 	if err != nil {
 		return err
 	}
-	v := newReplayer(l.ver, l.origin)
-	v.merkle = false
-	if err := v.add(first, 0); err != nil {
-		return err
-	}
-	if size == int64(len(first)) {
+	if size == int64(len(first)) { // record 0 is the last: check it whole
+		v := newReplayer(l.ver, l.origin)
+		v.merkle = false
+		if err := v.add(first, 0); err != nil {
+			return err
+		}
 		l.valid, l.size, l.count, l.head, l.last, l.tailLen = true, size, 1, v.head, v.last, size
 		return nil
 	}
-	start := max(0, size-tailWindow)
-	win := make([]byte, size-start)
-	if _, err := l.f.ReadAt(win, start); err != nil {
-		return fmt.Errorf("chain: read log: %w", readReason(err))
+	// A short read finds the last record and the one before it when they
+	// are short, as they usually are; else the whole window.
+	for _, w := range []int64{quickRead, tailWindow} {
+		start := max(0, size-w)
+		win := make([]byte, size-start)
+		if _, err := l.f.ReadAt(win, start); err != nil {
+			return fmt.Errorf("chain: read log: %w", readReason(err))
+		}
+		j, n, rec, ok := l.lastRecord(win, start)
+		if ok && j+n == len(win) && rec.Seq < 1<<62 {
+			l.valid, l.size, l.count = true, size, int64(rec.Seq)+1
+			l.head, l.last, l.tailLen = sha256.Sum256(win[j:j+n]), rec.Time.UnixMilli(), int64(n)
+			return nil
+		}
+		if start == 0 {
+			break
+		}
 	}
-	j, n, rec, ok := l.lastRecord(win, start)
-	if !ok {
-		return errNoTail
+	return errNoTail
+}
+
+// first reads record 0 and checks what binds the file to this log: one
+// canonical record, seq 0, prev the origin hash, alg the key's. Its
+// signature, like the records after it, is Verify's: the last record's
+// signature is what shows the log is the key's.
+func (l *Log) first(size int64) ([]byte, error) {
+	b := make([]byte, min(size, MaxRecordBytes))
+	if _, err := l.f.ReadAt(b[:min(len(b), quickRead)], 0); err != nil {
+		return nil, fmt.Errorf("chain: read log: %w", readReason(err))
 	}
-	if int64(j+n) != int64(len(win)) || rec.Seq >= 1<<62 {
-		return errNoTail
+	n, err := wire.ItemLen(b[:min(len(b), quickRead)], wire.RecordLimits())
+	if err != nil && len(b) > quickRead { // a long record 0
+		if _, err := l.f.ReadAt(b, 0); err != nil {
+			return nil, fmt.Errorf("chain: read log: %w", readReason(err))
+		}
+		n, err = wire.ItemLen(b, wire.RecordLimits())
 	}
-	l.valid, l.size, l.count = true, size, int64(rec.Seq)+1
-	l.head, l.last, l.tailLen = sha256.Sum256(win[j:j+n]), rec.Time.UnixMilli(), int64(n)
-	return nil
+	if err != nil {
+		return nil, err
+	}
+	rec, _, err := decode(b[:n])
+	switch {
+	case err != nil:
+		return nil, err
+	case rec.Seq != 0 || rec.Prev != OriginHash(l.origin) || rec.Alg != l.ver.Alg():
+		return nil, errNoTail
+	}
+	return b[:n], nil
 }
 
 // errNoTail says that loadTail found no last record that ends the file.
