@@ -49,6 +49,12 @@
 // break (*[BreakError]); a crash mid-append leaves a torn tail, which Verify
 // reports (ErrTorn), Append refuses, and [Repair] drops, saying exactly what.
 //
+// [Open] reads a bounded part of the file, however long the log: record 0
+// (the file is a log of this origin and algorithm) and the end (the last
+// record verifies under the key and links to the one before it, and
+// nothing follows it). Only Verify checks every record, record 0's
+// signature included; a break in the middle of a log is its to find.
+//
 // A tail is torn only when the file ends inside its first incomplete item
 // (or holds only zero bytes from there) and no complete, well-formed record
 // (one [Decode] accepts) starts anywhere after that item's first byte: a

@@ -58,6 +58,19 @@ const (
 	// complete follows) from damage (a complete record follows). Past it
 	// the tail counts as damage: Repair refuses rather than guess.
 	maxRecordProbes = 8
+
+	// tailWindow is how much of a log's end Open reads to find its last
+	// record and the one before it: the last record and a torn tail after
+	// it are each at most MaxRecordBytes, and so is its predecessor.
+	tailWindow = 3 * MaxRecordBytes
+
+	// quickRead is how much Open reads first at each end of a log: enough
+	// for the usual record 0, last record and the one before it.
+	quickRead = 4 << 10
+
+	// parallelBatch is how many records Verify reads before it checks
+	// their signatures on all cores at once.
+	parallelBatch = 256
 )
 
 // Limits of checking and messages, the package's own.

@@ -15,15 +15,18 @@ import (
 // Log appends records to a log file: an RFC 8742 CBOR sequence of records,
 // each chained to the one before it and signed.
 //
-// Append is safe for concurrent use by many goroutines (a mutex) and by
-// many processes, each with its own Log (an exclusive flock(2) on the file
-// for the whole read-tail, write, fsync step). The file is opened with
-// O_APPEND, so earlier bytes are never rewritten, and every append is
-// fsynced before Append returns. A Log caches the tail it last saw; under
+// Append is safe for concurrent use by many goroutines (which share writes
+// and fsyncs: group commit, see [Log.Append]) and by many processes, each
+// with its own Log (an exclusive flock(2) on the file for the read-tail
+// and write step). The file is opened with O_APPEND, so earlier bytes are
+// never rewritten, and every append is fsynced before Append returns; the
+// fsync runs after the lock is released, so that the next batch is written
+// while it runs (an fsync makes every byte written before it durable, the
+// other writers' too). A Log caches the tail it last saw; under
 // the lock it compares the file's size with the cache, checks every record
 // other writers appended since (signature, sequence, link, time), and
-// re-reads the tail when the file shrank, so concurrent writers never fork
-// the chain.
+// re-reads the tail as [Open] does when the file shrank or its last record
+// changed, so concurrent writers never fork the chain.
 type Log struct {
 	mu     sync.Mutex
 	f      *os.File // nil once closed
@@ -38,20 +41,42 @@ type Log struct {
 	last    int64    // milliseconds of the last record, -1 when empty
 	tailLen int64    // bytes of the last record, 0 when empty
 
-	err error // sticky: after a failed fsync nothing more is appended
+	syncMu sync.Mutex // held from a batch's write (under mu) through its fsync
+	errMu  sync.Mutex
+	err    error // sticky: after a failed fsync nothing more is appended
+
+	qmu     sync.Mutex // guards queue and leading
+	queue   []*entry   // Append calls waiting for a write, in arrival order
+	leading bool       // an Append is writing for the queue
 }
 
 // Open opens the log at path for appending with the signing key for
 // origin, creating it (mode 0600: receipts name tools, paths and hosts;
-// hand auditors a copy) when absent and syncing its directory. Open checks
-// under the lock that the log ends cleanly: every record is one canonical
-// item, the first is bound to origin and verifies, and the last verifies
-// and links to the one before it. It does not replay every signature of a
-// long log (Verify does). A torn tail or a broken log is returned as a
-// *[BreakError] (a torn tail only when no complete record follows the
-// incomplete one, as for [Verify]); run [Repair] for a torn tail, investigate
-// a broken log. A key that is not the log's (no record verifies under it)
-// is a *[KeyError], not a break.
+// hand auditors a copy) when absent and syncing its directory.
+//
+// Open's cost does not grow with the log: under the lock it reads the
+// first record and the end of the file (4 KiB at each end for short
+// records; at most [MaxRecordBytes] at the start and 48 KiB at the end),
+// and checks what an append depends on:
+//
+//   - record 0 is one canonical record with seq 0, prev bound to origin
+//     and the key's algorithm: the file is a receipt log (else a
+//     *[BreakError] matching [ErrNotLog]) for this origin;
+//   - the file ends with a record that verifies under the key (else, when
+//     no record verifies under it, a *[KeyError]: another key's log) and
+//     links to the record before it (that record's SHA-256 is its prev,
+//     its seq one less, its time no later), so the next record chains to
+//     the real head and gets the next seq;
+//   - nothing follows that record: a torn tail is a *BreakError matching
+//     [ErrTorn] (run [Repair]), anything else a break (investigate).
+//
+// It does not check record 0's signature (unless it is the only record)
+// nor the records in between (their signatures, links, sequence and
+// times, or that they are as many as the last seq says): a log broken in
+// its middle opens and is appended to, and [Verify] (the CLI's "receipt
+// verify") reports the break. Whenever the quick check
+// fails, Open reads the whole file to report the break at the first item
+// that is not a canonical record, as Verify's scan does.
 func Open(path string, k *key.Signing, origin string) (*Log, error) {
 	if err := checkSigning(k); err != nil {
 		return nil, err
@@ -96,15 +121,6 @@ func (l *Log) open(dir string, created bool) error {
 	return l.refresh()
 }
 
-// Append appends one record and returns it as written. See AppendBatch.
-func (l *Log) Append(r Record, now time.Time) (Record, error) {
-	out, err := l.AppendBatch([]Record{r}, now)
-	if err != nil {
-		return Record{}, err
-	}
-	return out[0], nil
-}
-
 // AppendBatch appends records (at most [MaxBatch]) in one write and one
 // fsync, and returns them as written. Each record's Seq, Time, Prev, Alg
 // and Sig are set by the log (whatever the caller put there): Time is now
@@ -121,75 +137,154 @@ func (l *Log) AppendBatch(rs []Record, now time.Time) ([]Record, error) {
 	if len(rs) == 0 || len(rs) > MaxBatch {
 		return nil, fmt.Errorf("chain: a batch holds 1 to %d records, not %d", MaxBatch, len(rs))
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return nil, ErrClosed
+	es := make([]*entry, len(rs))
+	for i, r := range rs {
+		es[i] = &entry{r: r, now: now}
 	}
-	if l.err != nil {
-		return nil, l.err
+	if err := l.commit(es, true, nil); err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(rs))
+	for i, e := range es {
+		out[i] = e.out
+	}
+	return out, nil
+}
+
+// commit writes the entries in one write and makes them durable with one
+// fsync. With all, a record that cannot be written fails them all
+// (AppendBatch); without, it fails its own entry only (e.err) and the
+// others are written. The error returned is for every entry that has
+// none. written, when not nil, is called once the entries are written (or
+// not) and before the fsync: the next batch can be written while this one
+// syncs (fsyncs still run in write order, and a batch is acknowledged only
+// when every fsync before its own succeeded).
+func (l *Log) commit(es []*entry, all bool, written func()) error {
+	l.mu.Lock()
+	n, err := l.stage(es, all)
+	if err != nil || n == 0 {
+		l.mu.Unlock()
+		if written != nil {
+			written()
+		}
+		return err
+	}
+	l.syncMu.Lock() // taken in write order, before the next batch can write
+	defer l.syncMu.Unlock()
+	l.mu.Unlock()
+	if written != nil {
+		written()
+	}
+	if err := syncFile(l.f); err != nil {
+		return l.stop(fmt.Errorf("%w (appends stopped: reopen the log and verify it)", fileErr("fsync log", l.f.Name(), err)))
+	}
+	return l.stopped() // an earlier batch's fsync failed: this one's records follow lost ones
+}
+
+// stage writes the entries after the records written so far (not yet
+// necessarily synced) and returns the bytes written; l.mu is held.
+func (l *Log) stage(es []*entry, all bool) (int, error) {
+	if l.f == nil {
+		return 0, ErrClosed
+	}
+	if err := l.stopped(); err != nil {
+		return 0, err
 	}
 	if err := lockFile(l.f, true); err != nil {
-		return nil, fileErr("lock log", l.f.Name(), err)
+		return 0, fileErr("lock log", l.f.Name(), err)
 	}
 	defer unlockFile(l.f)
 	if err := l.refresh(); err != nil {
-		return nil, err
+		return 0, err
 	}
-	t := now.UnixMilli()
-	if t < l.last {
-		if t < l.last-MaxClockStepBack.Milliseconds() {
-			return nil, fmt.Errorf("%w: now %s, last record %s", ErrClockBackwards,
-				now.UTC().Format(timeFormat), time.UnixMilli(l.last).UTC().Format(timeFormat))
-		}
-		t = l.last
-	}
-	if t < 0 || t > MaxTimeMillis {
-		return nil, fmt.Errorf("chain: time %s is out of range", now.UTC().Format(time.RFC3339))
-	}
-	out := make([]Record, len(rs))
 	var buf []byte
-	var tailLen int64
-	head := l.head
-	for i, r := range rs {
-		r.Seq, r.Time, r.Prev, r.Alg, r.Sig = uint64(l.count)+uint64(i), time.UnixMilli(t).UTC(), head, l.key.Alg(), nil
-		input, err := r.SigningInput()
-		if err != nil && len(rs) > 1 {
-			return nil, fmt.Errorf("%w (record %d of the batch)", err, i)
-		} else if err != nil {
-			return nil, err
+	count, head, last, tailLen := l.count, l.head, l.last, l.tailLen
+	for i, e := range es {
+		b, err := l.seal(e, count, head, last)
+		if err != nil && all {
+			if len(es) > 1 {
+				err = fmt.Errorf("%w (record %d of the batch)", err, i)
+			}
+			return 0, err
 		}
-		if r.Sig, err = l.key.Sign(input); err != nil {
-			return nil, err
-		}
-		b, err := withSig(input[len(recordDomain):], r.Sig)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v (record %d of the batch)", ErrMalformed, err, i)
+			e.err = err
+			continue
 		}
-		head = sha256.Sum256(b)
 		buf = append(buf, b...)
-		out[i] = r
-		tailLen = int64(len(b))
+		count, head, last, tailLen = count+1, sha256.Sum256(b), e.out.Time.UnixMilli(), int64(len(b))
+	}
+	if len(buf) == 0 {
+		return 0, nil
 	}
 	if _, err := l.f.Write(buf); err != nil {
 		l.valid = false // a partial write leaves a torn tail; rescan finds it
-		return nil, fileErr("append to log", l.f.Name(), err)
-	}
-	if err := l.f.Sync(); err != nil {
-		l.valid = false
-		l.err = fmt.Errorf("%w (appends stopped: reopen the log and verify it)", fileErr("fsync log", l.f.Name(), err))
-		return nil, l.err
+		return 0, fileErr("append to log", l.f.Name(), err)
 	}
 	l.size += int64(len(buf))
-	l.count += int64(len(rs))
-	l.head, l.last, l.tailLen = head, t, tailLen
-	return out, nil
+	l.count, l.head, l.last, l.tailLen = count, head, last, tailLen
+	return len(buf), nil
+}
+
+// syncFile is (*os.File).Sync; tests make it fail.
+var syncFile = (*os.File).Sync
+
+// stop makes err the Log's sticky error (the first one stays) and
+// returns it.
+func (l *Log) stop(err error) error {
+	l.errMu.Lock()
+	defer l.errMu.Unlock()
+	if l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
+
+// stopped returns the sticky error, or nil.
+func (l *Log) stopped() error {
+	l.errMu.Lock()
+	defer l.errMu.Unlock()
+	return l.err
+}
+
+// seal sets e.out to e.r as the log writes it at index seq, after the
+// record whose chain hash is head and time last (milliseconds), and
+// returns its bytes.
+func (l *Log) seal(e *entry, seq int64, head [32]byte, last int64) ([]byte, error) {
+	t := e.now.UnixMilli()
+	if t < last {
+		if t < last-MaxClockStepBack.Milliseconds() {
+			return nil, fmt.Errorf("%w: now %s, last record %s", ErrClockBackwards,
+				e.now.UTC().Format(timeFormat), time.UnixMilli(last).UTC().Format(timeFormat))
+		}
+		t = last
+	}
+	if t < 0 || t > MaxTimeMillis {
+		return nil, fmt.Errorf("chain: time %s is out of range", e.now.UTC().Format(time.RFC3339))
+	}
+	r := e.r
+	r.Seq, r.Time, r.Prev, r.Alg, r.Sig = uint64(seq), time.UnixMilli(t).UTC(), head, l.key.Alg(), nil
+	input, err := r.SigningInput()
+	if err != nil {
+		return nil, err
+	}
+	if r.Sig, err = l.key.Sign(input); err != nil {
+		return nil, err
+	}
+	b, err := withSig(input[len(recordDomain):], r.Sig)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	e.out = r
+	return b, nil
 }
 
 // Close closes the log file. Appends after Close return [ErrClosed].
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.syncMu.Lock() // wait for the fsync in flight
+	defer l.syncMu.Unlock()
 	if l.f == nil {
 		return nil
 	}

@@ -41,13 +41,27 @@ func TestHelperProcess(t *testing.T) {
 	if err != nil {
 		fail(err)
 	}
-	for i := 0; n <= 0 || i < n; i++ {
-		r, err := l.Append(Record{Kind: KindAllowed, Tool: "t", Note: fmt.Sprintf("%s-%d", os.Getenv("CHAIN_ID"), i)}, time.Now())
-		if err != nil {
-			fail(err)
+	var out sync.Mutex
+	appends := func(g int) {
+		for i := 0; n <= 0 || i < n; i++ {
+			r, err := l.Append(Record{Kind: KindAllowed, Tool: "t", Note: fmt.Sprintf("%s-%d-%d", os.Getenv("CHAIN_ID"), g, i)}, time.Now())
+			if err != nil {
+				fail(err)
+			}
+			b, _ := r.Marshal()
+			out.Lock()
+			fmt.Printf("ack %d %x\n", r.Seq, b)
+			out.Unlock()
 		}
-		b, _ := r.Marshal()
-		fmt.Printf("ack %d %x\n", r.Seq, b)
+	}
+	if mode == "group" { // 8 goroutines share the Log: group commit
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() { appends(g) })
+		}
+		wg.Wait()
+	} else {
+		appends(0)
 	}
 	l.Close()
 	os.Exit(0)
@@ -156,7 +170,15 @@ func TestConcurrentProcesses(t *testing.T) {
 // a record: the file states a torn or failed write leaves are built by
 // TestRepairTornTail and TestRepairEveryCut, and made by a real failing
 // write in TestFailedWrite.
-func TestCrashKill(t *testing.T) {
+func TestCrashKill(t *testing.T) { crashKill(t, "append") }
+
+// TestCrashKillGroup is TestCrashKill with 8 goroutines appending through
+// one Log, so that most records are written by group commit: a record is
+// acknowledged (its Append returned) only once the fsync that covers it
+// is done, so every acknowledged record survives the kill.
+func TestCrashKillGroup(t *testing.T) { crashKill(t, "group") }
+
+func crashKill(t *testing.T, mode string) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
@@ -166,12 +188,16 @@ func TestCrashKill(t *testing.T) {
 	all := make(chan Record, 1<<16)
 	torn := 0
 	for iter := range 12 {
-		cmd, lines := helper(t, "append", p, kp, fmt.Sprintf("c%d", iter), 0)
-		// Let it append a few records, then kill it at a varying moment.
-		got, killed := 0, false
+		cmd, lines := helper(t, mode, p, kp, fmt.Sprintf("c%d", iter), 0)
+		// Let it append a few records, then kill it at a varying moment
+		// (with group commit, later, as batches form).
+		got, killed, later := 0, false, 0
+		if mode == "group" {
+			later = 4 * iter
+		}
 		for line := range lines {
 			all <- parseAck(t, line)
-			if got++; got == 3+iter%3 {
+			if got++; got == 3+iter%3+later {
 				time.Sleep(time.Duration(iter%4) * 700 * time.Microsecond)
 				cmd.Process.Signal(syscall.SIGKILL)
 				killed = true

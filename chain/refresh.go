@@ -20,7 +20,7 @@ func (l *Log) refresh() error {
 		}
 		return l.follow(size)
 	}
-	return l.rescan(size)
+	return l.load(size)
 }
 
 // tailUnchanged reports whether the cached last record is still in place,

@@ -123,7 +123,7 @@ func (s *scanner) tornBreak(rest []byte, cerr error) *BreakError {
 func recordAfter(b []byte) int {
 	probes := 0
 	for i := 0; i+2 < len(b); i++ {
-		if b[i] < 0xa6 || b[i] > 0xb0 || b[i+1] != 0x01 || b[i+2]>>5 != 0 {
+		if !recordLike(b[i:]) {
 			continue
 		}
 		if probes++; probes > maxRecordProbes {

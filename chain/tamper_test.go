@@ -254,7 +254,11 @@ func TestWrongKey(t *testing.T) {
 				if be := wantBreak(t, err, 0, false); !strings.Contains(be.Reason, "signature") || errors.Is(err, ErrWrongKey) {
 					t.Errorf("record 0 changed: %v", err)
 				}
-				if _, err := Open(writeLog(t, data), c.sign, testOrigin); errors.Is(err, ErrWrongKey) || !errors.Is(err, ErrBroken) {
+				// Open checks record 0's signature only when it links to
+				// the last record; otherwise the log opens (Verify's).
+				if l, err := Open(writeLog(t, data), c.sign, testOrigin); err == nil {
+					l.Close()
+				} else if errors.Is(err, ErrWrongKey) || !errors.Is(err, ErrBroken) {
 					t.Errorf("Open, record 0 changed: %v", err)
 				}
 			}

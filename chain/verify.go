@@ -2,7 +2,6 @@ package chain
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -40,124 +39,6 @@ func (s hashStore) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 	return out, nil
 }
 
-// replayer checks records one after another: canonical decoding, the
-// algorithm, the signature, the sequence number, the prev link and time.
-type replayer struct {
-	key     *key.Verifying
-	origin  string
-	count   int64
-	head    [32]byte
-	last    int64 // milliseconds of the last record, -1 before the first
-	merkle  bool  // keep tlog stored hashes
-	stored  hashStore
-	atIndex int64    // record whose chain hash headAt receives, or -1
-	headAt  [32]byte // chain hash of record atIndex
-
-	progress func(records, bytes int64) // called after every record added, or nil
-}
-
-func newReplayer(k *key.Verifying, origin string) *replayer {
-	return &replayer{key: k, origin: origin, head: OriginHash(origin), last: -1, merkle: true, atIndex: -1}
-}
-
-// add checks one item that starts at offset off and adds it to the chain.
-func (v *replayer) add(item []byte, off int64) error {
-	brk := func(format string, a ...any) *BreakError {
-		return &BreakError{Index: v.count, Offset: off, Reason: fmt.Sprintf(format, a...)}
-	}
-	rec, input, err := decode(item)
-	switch {
-	case err != nil:
-		return notLog(brk("%v", err), item)
-	case rec.Alg != v.key.Alg():
-		be := brk("record algorithm %s, key algorithm %s", rec.Alg, v.key.Alg())
-		be.keyFail = v.count == 0
-		return be
-	case !v.key.Verify(input, rec.Sig):
-		be := brk("signature does not verify")
-		be.keyFail = v.count == 0
-		return be
-	case rec.Seq != uint64(v.count):
-		return brk("sequence number %d, expected %d", rec.Seq, v.count)
-	case rec.Prev != v.head && v.count == 0:
-		return brk("prev is not bound to origin %s (a record of another log?)", quote(v.origin))
-	case rec.Prev != v.head:
-		return brk("prev is not the hash of record %d", v.count-1)
-	case rec.Time.UnixMilli() < v.last:
-		return brk("time %s is before the previous record's", rec.Time.Format(timeFormat))
-	}
-	h := sha256.Sum256(item)
-	if v.merkle {
-		hs, err := tlog.StoredHashes(v.count, item, v.stored)
-		if err != nil {
-			return fmt.Errorf("chain: merkle hashes: %w", err)
-		}
-		v.stored = append(v.stored, hs...)
-	}
-	if v.count == v.atIndex {
-		v.headAt = h
-	}
-	v.count, v.head, v.last = v.count+1, h, rec.Time.UnixMilli()
-	return nil
-}
-
-// run replays every record of r and returns the summary.
-func (v *replayer) run(r io.Reader) (*Summary, error) {
-	s := newScanner(r)
-	for {
-		item, off, err := s.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := v.add(item, off); err != nil {
-			return nil, v.keyOrBreak(err, item, s)
-		}
-		if v.progress != nil {
-			v.progress(v.count, s.off)
-		}
-	}
-	sum := &Summary{Origin: v.origin, Count: v.count, Size: s.off, Head: v.head, stored: v.stored}
-	if v.last >= 0 {
-		sum.LastTime = time.UnixMilli(v.last).UTC()
-	}
-	if v.merkle {
-		root, err := tlog.TreeHash(v.count, v.stored)
-		if err != nil {
-			return nil, fmt.Errorf("chain: merkle root: %w", err)
-		}
-		sum.Root = root
-	}
-	return sum, nil
-}
-
-// keyOrBreak returns err, the break at the first record, unless that
-// record's algorithm or signature is not the key's and no later record
-// (read from s) verifies under the key either: then the key is not the
-// log's, and a *KeyError says so rather than reporting tampering.
-func (v *replayer) keyOrBreak(err error, first []byte, s *scanner) error {
-	be, ok := err.(*BreakError)
-	if !ok || !be.keyFail {
-		return err
-	}
-	rec, _, derr := decode(first)
-	if derr != nil {
-		return err
-	}
-	for {
-		item, _, serr := s.next()
-		if serr != nil { // the end, or damage: nothing more to learn
-			break
-		}
-		if r, input, derr := decode(item); derr == nil && r.Alg == v.key.Alg() && v.key.Verify(input, r.Sig) {
-			return err // the key signed a record of this log
-		}
-	}
-	return &KeyError{Key: keyName(v.key), KeyAlg: v.key.Alg(), LogAlg: rec.Alg}
-}
-
 func checkOrigin(origin string) error {
 	if !validOrigin(origin) {
 		return fmt.Errorf("chain: invalid origin %s (non-empty, at most %d bytes, no spaces, control characters or '+')", quote(origin), MaxOriginBytes)
@@ -179,6 +60,11 @@ func checkOrigin(origin string) error {
 // verifies under key either, the key is not the log's: that is a
 // *[KeyError] (ErrWrongKey), not a break. Read errors are returned as they
 // are.
+//
+// Decoding and signatures are checked on GOMAXPROCS goroutines at once,
+// a batch of records at a time, and the chain (sequence, links, times,
+// hashes) one record after another: the result, first break included, is
+// the same as checking one record after another.
 //
 // A bare chain cannot show that records were removed from its end:
 // compare with a checkpoint (VerifyCheckpoint) for that.

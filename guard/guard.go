@@ -24,7 +24,8 @@ type Config struct {
 	// new MemoryStore, which lives as long as the Guard.
 	Store Store
 	// Receipts, when set, receives one record per decision and one per
-	// settlement, each durable before the method returns.
+	// settlement, each durable before the method returns; concurrent
+	// calls share fsyncs (group commit).
 	Receipts *chain.Log
 	// Hold is how long an allowed call's reservation is held for Settle:
 	// a caller that learns whether the call ran (the MCP guard) captures or

@@ -28,6 +28,9 @@ func (g *Guard) RecordDelegated(t *token.Ticket, now time.Time) error {
 	return g.record(ticketRecord(chain.KindDelegated, t), now)
 }
 
+// record writes r durably before it returns. Concurrent decisions share
+// the log's writes and fsyncs (chain.Log.Append's group commit), so the
+// receipts of many callers cost about one fsync per batch, not per call.
 func (g *Guard) record(r chain.Record, now time.Time) error {
 	if g.cfg.Receipts == nil {
 		return nil
