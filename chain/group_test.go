@@ -3,7 +3,6 @@ package chain
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -57,15 +56,14 @@ func TestFailedSyncStops(t *testing.T) {
 	sk := seedKey(t, "k", 1)
 	l, _ := openTemp(t, sk)
 	inSync, calls := make(chan struct{}), 0
-	syncFile = func(f *os.File) error {
+	l.syncErr = func() error {
 		if calls++; calls == 1 {
 			close(inSync)
 			time.Sleep(100 * time.Millisecond) // the second Append writes meanwhile
 			return errors.New("injected")
 		}
-		return f.Sync()
+		return nil
 	}
-	t.Cleanup(func() { syncFile = (*os.File).Sync })
 	errs := make(chan error, 2)
 	go func() { _, err := l.Append(fullRecord(0), t0); errs <- err }()
 	<-inSync

@@ -28,11 +28,14 @@ import (
 // re-reads the tail as [Open] does when the file shrank or its last record
 // changed, so concurrent writers never fork the chain.
 type Log struct {
-	mu     sync.Mutex
-	f      *os.File // nil once closed
-	key    *key.Signing
-	ver    *key.Verifying // key.Verifying(), for replaying records
-	origin string
+	mu sync.Mutex
+	f  *os.File // nil once closed
+	// syncErr, when set, fails every fsync after it (for tests: no
+	// unprivileged process can make fsync fail on Linux).
+	syncErr func() error
+	key     *key.Signing
+	ver     *key.Verifying // key.Verifying(), for replaying records
+	origin  string
 
 	valid   bool     // the fields below describe the file while it is size bytes long
 	size    int64    // bytes
@@ -175,7 +178,7 @@ func (l *Log) commit(es []*entry, all bool, written func()) error {
 	if written != nil {
 		written()
 	}
-	if err := syncFile(l.f); err != nil {
+	if err := l.sync(); err != nil {
 		return l.stop(fmt.Errorf("%w (appends stopped: reopen the log and verify it)", fileErr("fsync log", l.f.Name(), err)))
 	}
 	return l.stopped() // an earlier batch's fsync failed: this one's records follow lost ones
@@ -225,9 +228,6 @@ func (l *Log) stage(es []*entry, all bool) (int, error) {
 	l.count, l.head, l.last, l.tailLen = count, head, last, tailLen
 	return len(buf), nil
 }
-
-// syncFile is (*os.File).Sync; tests make it fail.
-var syncFile = (*os.File).Sync
 
 // stop makes err the Log's sticky error (the first one stays) and
 // returns it.
@@ -291,4 +291,14 @@ func (l *Log) Close() error {
 	err := l.f.Close()
 	l.f = nil
 	return err
+}
+
+// sync fsyncs the log file.
+func (l *Log) sync() error {
+	if l.syncErr != nil {
+		if err := l.syncErr(); err != nil {
+			return err
+		}
+	}
+	return l.f.Sync()
 }
