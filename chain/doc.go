@@ -50,10 +50,13 @@
 // reports (ErrTorn), Append refuses, and [Repair] drops, saying exactly what.
 //
 // [Open] reads a bounded part of the file, however long the log: record 0
-// (the file is a log of this origin and algorithm) and the end (the last
-// record verifies under the key and links to the one before it, and
-// nothing follows it). Only Verify checks every record, record 0's
-// signature included; a break in the middle of a log is its to find.
+// (the file is a log of this origin, signed under the key) and the end
+// (the last record verifies under the key and links to the one before it,
+// and nothing follows it). Only Verify checks every record; a break in the
+// middle of a log (a lost page, deleted records) is its to find: such a
+// log still opens and is appended to, and "receipt verify" reports the
+// break. Issue #18 asked for an open that does not grow with the log; this
+// is its price, and the reason to run "receipt verify" on a schedule.
 //
 // A tail is torn only when the file ends inside its first incomplete item
 // (or holds only zero bytes from there) and no complete, well-formed record

@@ -62,9 +62,10 @@ type Log struct {
 // records; at most [MaxRecordBytes] at the start and 48 KiB at the end),
 // and checks what an append depends on:
 //
-//   - record 0 is one canonical record with seq 0, prev bound to origin
-//     and the key's algorithm: the file is a receipt log (else a
-//     *[BreakError] matching [ErrNotLog]) for this origin;
+//   - record 0 is one canonical record with seq 0, prev bound to origin,
+//     the key's algorithm and a signature under the key: the file is a
+//     receipt log (else a *[BreakError] matching [ErrNotLog]) of this key
+//     for this origin;
 //   - the file ends with a record that verifies under the key (else, when
 //     no record verifies under it, a *[KeyError]: another key's log) and
 //     links to the record before it (that record's SHA-256 is its prev,
@@ -73,8 +74,7 @@ type Log struct {
 //   - nothing follows that record: a torn tail is a *BreakError matching
 //     [ErrTorn] (run [Repair]), anything else a break (investigate).
 //
-// It does not check record 0's signature (unless it is the only record)
-// nor the records in between (their signatures, links, sequence and
+// It does not check the records in between (their signatures, links, sequence and
 // times, or that they are as many as the last seq says): a log broken in
 // its middle opens and is appended to, and [Verify] (the CLI's "receipt
 // verify") reports the break. Whenever the quick check

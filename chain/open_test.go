@@ -16,8 +16,8 @@ import (
 // the first record and the end of the log only (the log is longer than
 // tailWindow), refuses what would make an append wrong (a torn tail, a
 // damaged or unlinked last record, another key's, origin's or no log),
-// and leaves record 0's signature and damage between record 0 and the
-// last two records to Verify.
+// and a forged record 0, and leaves damage between record 0 and the last
+// two records to Verify.
 func TestOpenDamage(t *testing.T) {
 	for kname, sk := range testKeys(t) {
 		const n = 600
@@ -69,8 +69,8 @@ func TestOpenDamage(t *testing.T) {
 			{"another key's record after the last", slices.Concat(good, other[2]), ErrBroken, 0},
 			{"another key's log", join(other), ErrWrongKey, 0},
 			{"not a log", []byte("#!/bin/sh\necho hello\n"), ErrNotLog, 0},
-			// Verify's, not Open's: record 0's signature, the middle of the log.
-			{"record 0's signature", flip(0, -1), nil, n},
+			{"record 0's signature", flip(0, -1), ErrBroken, 0},
+			// Verify's, not Open's: the middle of the log.
 			{"middle record's signature", flip(n/2, -1), nil, n},
 			{"middle record dropped", join(slices.Concat(recs[:n/2], recs[n/2+1:])), nil, n},
 			{"middle record cut short", join(slices.Concat(recs[:n/2], [][]byte{recs[n/2][:9]}, recs[n/2+1:])), nil, n},

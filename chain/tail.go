@@ -80,9 +80,9 @@ func (l *Log) loadTail(size int64) error {
 }
 
 // first reads record 0 and checks what binds the file to this log: one
-// canonical record, seq 0, prev the origin hash, alg the key's. Its
-// signature, like the records after it, is Verify's: the last record's
-// signature is what shows the log is the key's.
+// canonical record, seq 0, prev the origin hash, alg the key's, and its
+// signature under the key (a forged first record would otherwise carry a
+// log of other records under this origin).
 func (l *Log) first(size int64) ([]byte, error) {
 	b := make([]byte, min(size, MaxRecordBytes))
 	if _, err := l.f.ReadAt(b[:min(len(b), quickRead)], 0); err != nil {
@@ -98,11 +98,13 @@ func (l *Log) first(size int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, _, err := decode(b[:n])
+	rec, input, err := decode(b[:n])
 	switch {
 	case err != nil:
 		return nil, err
 	case rec.Seq != 0 || rec.Prev != OriginHash(l.origin) || rec.Alg != l.ver.Alg():
+		return nil, errNoTail
+	case !l.ver.Verify(input, rec.Sig): // a forged first record: the full scan names it
 		return nil, errNoTail
 	}
 	return b[:n], nil
