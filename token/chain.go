@@ -63,6 +63,12 @@ func (t *Ticket) verifyHMAC(root *key.Verifying, ids []BlockID) error {
 	if !ok {
 		return &Error{Block: -1, Reason: "no hmac key", Err: ErrKeyMismatch}
 	}
+	// k holds the derived key, then each tag; s the seal's tag. Both are
+	// secrets (the last tag is the appending key a seal hides) and are
+	// cleared before returning, like the pooled state.
+	var s [tagBytes]byte
+	defer clear(k[:])
+	defer clear(s[:])
 	m := getMAC()
 	defer putMAC(m)
 	for i := range t.blocks {
@@ -71,7 +77,7 @@ func (t *Ticket) verifyHMAC(root *key.Verifying, ids []BlockID) error {
 	}
 	want, got := k[:], t.tail
 	if t.seal != nil {
-		s := m.tag(k[:], bLabelHMACSeal, nil, nil)
+		s = m.tag(k[:], bLabelHMACSeal, nil, nil)
 		want, got = s[:], t.seal
 	}
 	if !equalTag(want, got) {

@@ -106,6 +106,7 @@ func (p *Prepared) decide(req *caveat.Request, now time.Time) Decision {
 	d := p.base
 	d.Refusals = slices.Clone(d.Refusals)
 	d.BlockIDs = slices.Clone(d.BlockIDs)
+	d.FamilyID = slices.Clone(d.FamilyID)
 	d.Budgets = slices.Clone(d.Budgets)
 	if len(d.Refusals) > 0 {
 		return d

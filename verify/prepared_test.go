@@ -119,7 +119,9 @@ func TestPropPreparedIsVerify(t *testing.T) {
 		}
 	})
 	t.Logf("%d allowed decisions compared", allowed)
-	if allowed < 20 {
+	// About a third of the cases are allowed; fewer than 5 of 100 would
+	// mean the generator stopped reaching allowed decisions.
+	if allowed < 5 {
 		t.Fatalf("only %d allowed decisions were compared", allowed)
 	}
 }

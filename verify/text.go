@@ -26,6 +26,9 @@ import (
 // (wrapping [token.ErrMalformed]) or a malformed call; *d then holds the
 // zero decision.
 func VerifyText(d *Decision, text string, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) error {
+	if d == nil {
+		return errors.New("verify: no decision to fill")
+	}
 	intent := d.Intent
 	d.reset()
 	if req == nil {
