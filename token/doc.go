@@ -34,6 +34,19 @@
 // decides the mode (block 0's field 1: 1 for HMAC, 2 for Ed25519, numbers
 // of the format, not key.Alg's); a ticket naming another mode is refused.
 //
+// Approvals (issue #19; spec/FORMAT.md §4.6 "Approvals and discharges"):
+// an approval caveat in block j names an approver's Ed25519 key inline.
+// [Ticket.Binding] computes Bind_j, a hash of the exact bytes of blocks 0
+// to j under its own label, from the ticket's text alone, in both modes;
+// [BindingCode] is its short form for people. The approver answers with a
+// [Discharge] ([Approve]): one block naming Bind_j, its own caveats (until
+// required, never an approval) and a random nonce, signed with its key
+// under its own label and carried as text after [DischargePrefix]. A
+// discharge is sealed by construction; its prefix, envelope and label all
+// differ from a ticket's, so neither is ever read or verified as the other.
+// [Discharge.Verify] checks its signature; matching it to a ticket's
+// approvals and checking its caveats are package verify's.
+//
 // Checking a ticket against a request is the job of package verify; this
 // package checks only the chain (VerifyChain) and the narrowing of caveats
 // when appending (Attenuate).

@@ -29,7 +29,27 @@ var (
 	ErrTooLarge = errors.New("token: ticket too large")
 	// ErrHolder: rebinding a bound ticket without the current holder's key.
 	ErrHolder = errors.New("token: rebinding needs the current holder's key")
+	// ErrApproval: [Ticket.Binding] was asked for a block that does not
+	// exist or carries no approval caveat.
+	ErrApproval = errors.New("token: no approval caveat")
+	// ErrMalformedDischarge: the input is not a discharge in the v1 format
+	// (wrong prefix, bad base64, non-canonical CBOR, missing or unknown
+	// fields, values out of range, over a limit, no until caveat, an
+	// approval caveat). errors.Is matches it with [ErrMalformed] too:
+	// malformed input is malformed, ticket or discharge.
+	ErrMalformedDischarge error = malformedDischarge{}
+	// ErrApprove: [Approve] refuses to make the discharge asked for (a
+	// key that is not Ed25519, no until caveat, an approval caveat, a
+	// kind twice or unknown, over a limit).
+	ErrApprove = errors.New("token: cannot make the discharge")
 )
+
+// malformedDischarge is ErrMalformedDischarge's type: a sentinel of its
+// own message that also is ErrMalformed for errors.Is.
+type malformedDischarge struct{}
+
+func (malformedDischarge) Error() string        { return "token: malformed discharge" }
+func (malformedDischarge) Is(target error) bool { return target == ErrMalformed }
 
 // Error describes what is wrong with a ticket, where. It never contains a
 // key, tag or signature.

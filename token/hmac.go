@@ -20,6 +20,8 @@ const (
 	labelEdBlock    = "tickettool/v1 ed25519 block\x00"
 	labelEdSeal     = "tickettool/v1 ed25519 seal\x00"
 	labelBlockID    = "tickettool/v1 block id\x00"
+	labelBind       = "tickettool/v1 approval\x00"  // a ticket's binding for an approval
+	labelDischarge  = "tickettool/v1 discharge\x00" // an approver's discharge signature
 	tagBytes        = sha256.Size
 	shaBlockSize    = sha256.BlockSize
 	hmacInnerPadXor = 0x36

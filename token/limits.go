@@ -6,6 +6,10 @@ import "github.com/tickettool/tickettool/internal/wire"
 // recognise a leaked ticket.
 const Prefix = "tkt1_"
 
+// DischargePrefix starts the text form of every discharge. It differs from
+// [Prefix], so that neither text parses as the other.
+const DischargePrefix = "dis1_"
+
 // The limits of the format; spec/FORMAT.md states the same numbers.
 const (
 	MaxTicketBytes     = wire.MaxTicketBytes
@@ -17,4 +21,17 @@ const (
 	// MaxRebindSigBytes bounds a rebinding signature (ES256 and EdDSA
 	// signatures are 64 bytes; room is left for larger curves).
 	MaxRebindSigBytes = 256
+
+	// A discharge (spec/FORMAT.md §4.6) is small: one block of at most
+	// MaxDischargeCaveats caveats, at most MaxDischargeBytes encoded.
+	MaxDischargeBytes     = wire.MaxDischargeBytes
+	MaxDischargeTextBytes = len(DischargePrefix) + (MaxDischargeBytes*4+2)/3
+	MaxDischargeCaveats   = wire.MaxCaveatsPerBlock
+)
+
+// The sizes of a discharge's fixed-size fields (spec/FORMAT.md §4.6).
+const (
+	dischargeNonceBytes = 16
+	bindingBytes        = 32
+	dischargeSigBytes   = 64
 )

@@ -12,6 +12,11 @@
 //     ReadRecord, built on Reader: tickets and records are read the same
 //     way, each kind of item within its Limits (TicketLimits,
 //     RecordLimits);
+//   - the wire structs of a discharge, an approver's signed approval
+//     (Discharge and DischargeBlock, spec/FORMAT.md §4.6 "Approvals and
+//     discharges"), and their one-pass readers ReadDischarge and
+//     ReadDischargeBlock, read like a ticket within TicketLimits and
+//     MaxDischargeBytes;
 //   - the caveat value codec (spec/FORMAT.md §5): EncodeCaveat,
 //     DecodeCaveat and CaveatDecoder, which reads every caveat map of a
 //     ticket in one pass. Package caveat has no CBOR in its API; its

@@ -21,6 +21,9 @@ const (
 	MaxNesting = 4
 	// MaxRecordBytes bounds one receipt record of the receipt chain.
 	MaxRecordBytes = 16 << 10
+	// MaxDischargeBytes bounds the CBOR encoding of a whole discharge
+	// (an approver's signed approval, spec/FORMAT.md §4.6).
+	MaxDischargeBytes = 4 << 10
 )
 
 // Chunk sizes: how many caveats and list entries a CaveatDecoder
