@@ -79,7 +79,7 @@ func (a Approver) problem() string {
 }
 
 // keyIDProblem states package key's key-id rule (key.checkID), which this
-// package cannot import: 1 to 64 bytes, each 0x21..0x7E but '+'. A test in
+// package does not import: 1 to 64 bytes, each 0x21..0x7E but '+'. A test in
 // package key holds the two to the same answers.
 func keyIDProblem(id string) string {
 	if id == "" || len(id) > maxKeyID {
