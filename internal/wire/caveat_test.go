@@ -115,6 +115,10 @@ func TestDecodeCaveatRefused(t *testing.T) {
 		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0400", "approval with a location that is not text"},
 		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0460", "approval with an empty location"},
 		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0501", "approval with key 5"},
+		// Same types, another key number: only the key check refuses these.
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "056161", "approval with a location at key 5"},
+		{caveat.Approval, "a3" + "00616b" + aKey + aNonce, "approval with the key id at key 0"},
+		{caveat.Approval, "a3" + aKeyID + "035820" + hex.EncodeToString(seq(1, 32)) + "0250" + hex.EncodeToString(seq(0, 16)), "approval with keys 3 and 2 swapped"},
 		{caveat.Approval, "a5" + aKeyID + aKey + aNonce + aLoc + "0501", "approval with an extra key"},
 		{caveat.Approval, "a3" + aKey + aKeyID + aNonce, "approval keys out of order"},
 		{caveat.Approval, "a3" + aKeyID + aKeyID + aNonce, "approval key repeated"},
