@@ -19,8 +19,10 @@ type Caveat struct {
 	Time   int64    // Until, NotBefore: unix seconds, 0 ..= 9999-12-31T23:59:59Z
 	Amount Amount   // Cost, Total
 	Text   string   // Intent
-	Bytes  []byte   // Holder: the 32-byte RFC 7638 SHA-256 thumbprint (jkt) of the holder key
+	Bytes  []byte   // Holder: the 32-byte RFC 7638 SHA-256 thumbprint (jkt) of the holder key; Args: the 32-byte digest
 	Raw    []byte   // unknown kinds only: the exact CBOR bytes of the value
+
+	Approver Approver // Approval: who must approve
 }
 
 var jktEncoding = base64.RawURLEncoding.Strict()
@@ -30,7 +32,7 @@ var jktEncoding = base64.RawURLEncoding.Strict()
 func (c Caveat) Equal(d Caveat) bool {
 	return c.Kind == d.Kind && slices.Equal(c.List, d.List) && c.N == d.N &&
 		c.Time == d.Time && c.Amount == d.Amount && c.Text == d.Text &&
-		bytes.Equal(c.Bytes, d.Bytes) && bytes.Equal(c.Raw, d.Raw)
+		bytes.Equal(c.Bytes, d.Bytes) && bytes.Equal(c.Raw, d.Raw) && c.Approver == d.Approver
 }
 
 // NewTools returns tools=names: each name is "name" or "server/name",
@@ -175,6 +177,7 @@ const (
 	fText
 	fBytes
 	fRaw
+	fApprover
 )
 
 func (c Caveat) fields() int {
@@ -200,6 +203,9 @@ func (c Caveat) fields() int {
 	if len(c.Raw) > 0 {
 		f |= fRaw
 	}
+	if c.Approver != (Approver{}) {
+		f |= fApprover
+	}
 	return f
 }
 
@@ -215,8 +221,10 @@ func (k Kind) field() int {
 		return fAmount
 	case k == Intent:
 		return fText
-	case k == Holder:
+	case k == Holder || k == Args:
 		return fBytes
+	case k == Approval:
+		return fApprover
 	}
 	return fRaw
 }
@@ -247,6 +255,12 @@ func (c Caveat) problem() string {
 	case Holder:
 		if len(c.Bytes) != holderSize {
 			return "must be a 32-byte SHA-256 thumbprint"
+		}
+	case Approval:
+		return c.Approver.problem()
+	case Args:
+		if len(c.Bytes) != argsSize {
+			return "must be a 32-byte SHA-256 digest"
 		}
 	}
 	return ""

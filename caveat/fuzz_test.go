@@ -17,7 +17,9 @@ func FuzzParse(f *testing.F) {
 		"aud=workspace", "calls=5", "depth=0", "cost=0.50USD", "total=5USD", "cost=1.USD",
 		"until=10m", "until=2026-11-30T03:20:00Z", "until=1796008800", "nbf=1h30m",
 		`intent="upgrade pricing deps"`, "intent=bare text", `intent="\u202e"`,
-		"holder=" + jkt, "kind(42)=01", "=", "",
+		"holder=" + jkt, "args=" + jkt, "approval=lead:" + jkt + ":" + nonce,
+		"approval=a:b:" + jkt + ":" + nonce + ":https://x/y:z", "approval=k:" + jkt + ":" + nonce + ":",
+		"kind(42)=01", "=", "",
 	} {
 		f.Add(s)
 	}
@@ -38,6 +40,6 @@ func FuzzParse(f *testing.F) {
 		if e, err := wire.DecodeCaveat(c.Kind, raw); err != nil || !e.Equal(c) {
 			t.Fatalf("DecodeCaveat(%x) = %+v, %v", raw, e, err)
 		}
-		_ = c.Evaluate(&caveat.Request{Tool: s, Op: s, Paths: []string{s}, URLs: []string{s}, Audience: s}, now, 0)
+		_ = c.Evaluate(&caveat.Request{Tool: s, Op: s, Paths: []string{s}, URLs: []string{s}, Audience: s, Args: []byte(s)}, now, 0)
 	})
 }

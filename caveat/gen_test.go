@@ -1,6 +1,8 @@
 package caveat_test
 
 import (
+	"crypto/sha256"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +22,14 @@ var (
 	knownKinds = []caveat.Kind{
 		caveat.Tools, caveat.Ops, caveat.Paths, caveat.Hosts, caveat.Calls, caveat.Until,
 		caveat.NotBefore, caveat.Audience, caveat.Cost, caveat.Total, caveat.Depth,
-		caveat.Intent, caveat.Holder,
+		caveat.Intent, caveat.Holder, caveat.Approval, caveat.Args,
 	}
-	base = now.Unix()
+	keyIDs    = []string{"k", "root-1", "a:b", "lead:" + strings.Repeat("x", 59)}
+	locations = []string{"", "", "https://approve.example/x?a=b:c", "ask the pricing lead", "é:"}
+	// digests are the args digests of a few argument texts, so that random
+	// args caveats and requests meet.
+	digests = [][]byte{argsDigest(`{"a":1}`), argsDigest(`{"b":"x"}`), argsDigest(`[]`)}
+	base    = now.Unix()
 )
 
 func draw[V any](t *rapid.T, g *rapid.Generator[V]) V { return g.Draw(t, "") }
@@ -118,11 +125,39 @@ func genCaveat(t *rapid.T, k caveat.Kind) caveat.Caveat {
 		c.Text = draw(t, rapid.StringOfN(rapid.RuneFrom([]rune(`ab "\é€'`)), 1, 12, -1))
 	case caveat.Holder:
 		c.Bytes = draw(t, rapid.SliceOfN(rapid.Byte(), 32, 32))
+	case caveat.Approval:
+		c.Approver = genApprover(t)
+	case caveat.Args:
+		c.Bytes = genDigest(t)
 	}
 	if err != nil {
 		t.Fatalf("generated an invalid caveat: %v", err)
 	}
 	return c
+}
+
+// genApprover returns a valid approver; its key is a SHA-256 output, so
+// never of small order.
+func genApprover(t *rapid.T) caveat.Approver {
+	a := caveat.Approver{KeyID: pick(t, keyIDs), Location: pick(t, locations)}
+	a.Key = sha256.Sum256([]byte{draw(t, rapid.Byte())})
+	copy(a.Nonce[:], draw(t, rapid.SliceOfN(rapid.Byte(), 16, 16)))
+	return a
+}
+
+func genDigest(t *rapid.T) []byte {
+	if draw(t, rapid.IntRange(0, 3)) == 0 {
+		return draw(t, rapid.SliceOfN(rapid.Byte(), 32, 32))
+	}
+	return slices.Clone(digests[draw(t, rapid.IntRange(0, len(digests)-1))])
+}
+
+func argsDigest(json string) []byte {
+	d, err := caveat.ArgsDigest([]byte(json))
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 func newList(k caveat.Kind, e []string) (caveat.Caveat, error) {
@@ -246,6 +281,12 @@ func genRequest(t *rapid.T, hint caveat.Caveat) *caveat.Request {
 	if draw(t, rapid.IntRange(0, 3)) > 0 {
 		a := genAmount(t)
 		r.Cost = &a
+	}
+	switch {
+	case hint.Kind == caveat.Args && draw(t, rapid.Bool()):
+		r.Args = slices.Clone(hint.Bytes)
+	case draw(t, rapid.IntRange(0, 3)) > 0:
+		r.Args = genDigest(t)
 	}
 	return r
 }

@@ -22,20 +22,22 @@ const (
 	Depth     Kind = 11 // depth=: at most that many blocks may follow
 	Intent    Kind = 12 // intent=: why the ticket exists; block 0 only
 	Holder    Kind = 13 // holder=: RFC 7638 thumbprint of the holder's key
+	Approval  Kind = 14 // approval=: a discharge signed by the named approver is needed
+	Args      Kind = 15 // args=: SHA-256 of the call's arguments in RFC 8785 canonical JSON
 )
 
 // numKinds sizes arrays indexed by a known Kind (index 0 unused).
-const numKinds = int(Holder) + 1
+const numKinds = int(Args) + 1
 
 var kindNames = [numKinds]string{
 	Tools: "tools", Ops: "ops", Paths: "paths", Hosts: "hosts",
 	Calls: "calls", Until: "until", NotBefore: "nbf", Audience: "aud",
 	Cost: "cost", Total: "total", Depth: "depth", Intent: "intent",
-	Holder: "holder",
+	Holder: "holder", Approval: "approval", Args: "args",
 }
 
 // Known reports whether k is one of the kinds above.
-func (k Kind) Known() bool { return k >= Tools && k <= Holder }
+func (k Kind) Known() bool { return k >= Tools && k <= Args }
 
 // String returns the text key of k ("tools", "nbf", "aud", ...), or
 // "kind(42)" for a kind that is not known.
@@ -49,12 +51,12 @@ func (k Kind) String() string {
 // ParseKind returns the kind whose text key is s. Keys are exact and
 // lowercase; "kind(42)" is refused, since unknown kinds have no text form.
 func ParseKind(s string) (Kind, error) {
-	for k := Tools; k <= Holder; k++ {
+	for k := Tools; k <= Args; k++ {
 		if kindNames[k] == s {
 			return k, nil
 		}
 	}
-	return 0, syntaxErr(0, "unknown caveat key %s (want tools, ops, paths, hosts, calls, until, nbf, aud, cost, total, depth, intent or holder)", show(s))
+	return 0, syntaxErr(0, "unknown caveat key %s (want tools, ops, paths, hosts, calls, until, nbf, aud, cost, total, depth, intent, holder, approval or args)", show(s))
 }
 
 // isList reports whether caveats of kind k hold a List.

@@ -11,7 +11,7 @@ func TestKindNames(t *testing.T) {
 		caveat.Tools: "tools", caveat.Ops: "ops", caveat.Paths: "paths", caveat.Hosts: "hosts",
 		caveat.Calls: "calls", caveat.Until: "until", caveat.NotBefore: "nbf", caveat.Audience: "aud",
 		caveat.Cost: "cost", caveat.Total: "total", caveat.Depth: "depth", caveat.Intent: "intent",
-		caveat.Holder: "holder",
+		caveat.Holder: "holder", caveat.Approval: "approval", caveat.Args: "args",
 	}
 	for k := caveat.Kind(0); k <= 20; k++ {
 		name, known := want[k]

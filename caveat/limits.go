@@ -27,6 +27,12 @@ const (
 	maxLabel = 63
 	// holderSize is the length of a SHA-256 JWK thumbprint.
 	holderSize = 32
+	// argsSize is the length of the SHA-256 digest of an args caveat.
+	argsSize = 32
+	// maxKeyID bounds an approver's key id (package key's MaxIDBytes).
+	maxKeyID = 64
+	// maxLocation bounds an approval's location.
+	maxLocation = 256
 	// maxTime is 9999-12-31T23:59:59Z, the last instant RFC 3339 can write.
 	maxTime int64 = 253402300799
 )

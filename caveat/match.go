@@ -1,6 +1,7 @@
 package caveat
 
 import (
+	"bytes"
 	"math"
 	"time"
 )
@@ -18,6 +19,15 @@ type Request struct {
 	// Holder is the proof of possession a bound ticket needs. This package
 	// only carries it; package verify checks it.
 	Holder *HolderProof
+
+	// Args is the 32-byte digest of the call's arguments ([ArgsDigest]),
+	// which args caveats are checked against; nil when the caller has none.
+	Args []byte
+
+	// Discharges are the text forms of the discharges presented with the
+	// call, which approval caveats need. This package only carries them;
+	// package verify decodes and checks them.
+	Discharges []string
 }
 
 // HolderProof is what a bound ticket's holder presents with a request: a
@@ -59,9 +69,10 @@ var noRequest Request
 //   - cost: r.Cost is stated, in the same currency, and at most the limit.
 //   - total: r.Cost is stated and in the same currency; the running total
 //     is the ledger's to count, not this function's.
+//   - args: r.Args equals the digest.
 //   - calls (counted by the ledger), depth (structural, see [Scope]), intent
-//     (a record of why) and holder (the verifier checks the DPoP proof)
-//     always hold here.
+//     (a record of why), holder (the verifier checks the DPoP proof) and
+//     approval (the verifier checks the discharges) always hold here.
 //   - an unknown kind never holds: unknown kinds fail closed.
 //
 // Check assumes c is valid (as every constructor and [Parse] return it, and
@@ -118,7 +129,14 @@ func (c Caveat) Evaluate(r *Request, now time.Time, skew time.Duration) error {
 		case c.Kind == Cost && r.Cost.Micros > c.Amount.Micros:
 			return refuse(Cost, "cost %s is above %s", r.Cost, c.Amount)
 		}
-	case Calls, Depth, Intent, Holder:
+	case Args:
+		switch {
+		case r.Args == nil:
+			return refuse(Args, "the request carries no arguments digest")
+		case !bytes.Equal(r.Args, c.Bytes):
+			return refuse(Args, "arguments differ from the approved ones")
+		}
+	case Calls, Depth, Intent, Holder, Approval:
 	default:
 		return refuse(c.Kind, "unknown caveat kind %d", uint64(c.Kind))
 	}

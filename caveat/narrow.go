@@ -42,6 +42,10 @@ type Scope struct {
 //   - intent: only in block 0, at most once.
 //   - holder: always accepted (binding and rebinding are the token
 //     package's to check, with signatures); the latest holder is recorded.
+//   - approval, args: always accepted and not recorded: several form a
+//     conjunction (every one is checked, see Check), which no single
+//     effective caveat expresses, so Effective does not list them. Two
+//     different args make the ticket unusable, which is narrower.
 //   - unknown kinds: accepted and not recorded (Check refuses them).
 //
 // Add assumes c is valid; it does not re-validate (see Check).
@@ -56,7 +60,7 @@ func (s *Scope) Add(block int, c Caveat) error {
 			return err
 		}
 	}
-	if c.Kind.Known() {
+	if c.Kind.Known() && c.Kind != Approval && c.Kind != Args {
 		if err := s.narrower(block, c); err != nil {
 			return err
 		}
@@ -167,7 +171,7 @@ func (s *Scope) CanAppend(next int) error {
 // their slices with the ones added.
 func (s *Scope) Effective() []Caveat {
 	var out []Caveat
-	for k := Tools; k <= Holder; k++ {
+	for k := Tools; k <= Args; k++ {
 		c := s.eff[k]
 		if c.Kind == 0 {
 			continue

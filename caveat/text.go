@@ -29,6 +29,13 @@ import (
 //   - intent: a Go-quoted string ("upgrade pricing deps") or, when VALUE
 //     does not start with a double quote, the bare text.
 //   - holder: the jkt in unpadded base64url (43 characters).
+//   - args: the digest in unpadded base64url (43 characters).
+//   - approval: KEYID:KEY:NONCE or KEYID:KEY:NONCE:LOCATION, KEY and
+//     NONCE the unpadded base64url of the key (43 characters) and nonce
+//     (22), LOCATION the rest of the text, ':' included. KEYID may hold
+//     ':' too: it ends at the first ":KEY:NONCE" run followed by ':' or
+//     the end, which no key id (at most 64 bytes) can hold, so the split
+//     is unambiguous.
 //
 // Every error wraps [ErrSyntax].
 func Parse(s string, now time.Time) (Caveat, error) {
@@ -78,6 +85,14 @@ func Parse(s string, now time.Time) (Caveat, error) {
 			val = u
 		}
 		return checked(Caveat{Kind: Intent, Text: val})
+	case Approval:
+		return parseApproval(val)
+	case Args:
+		b, err := jktEncoding.DecodeString(val)
+		if err != nil || len(b) != argsSize {
+			return Caveat{}, syntaxErr(k, "%s is not a SHA-256 digest: want 43 characters of unpadded base64url", show(val))
+		}
+		return Caveat{Kind: Args, Bytes: b}, nil
 	default: // Holder
 		return NewHolder(val)
 	}
@@ -136,8 +151,8 @@ func ParseAll(args []string, now time.Time) ([]Caveat, error) {
 // String returns the canonical text form of c. For every valid caveat of
 // a known kind, [Parse](c.String(), anyNow) equals c: lists are joined with
 // commas, times are RFC 3339 UTC (until=2026-11-30T03:20:00Z), amounts as
-// [Amount.String], intents Go-quoted (strconv.Quote), holders unpadded
-// base64url. A caveat of an unknown kind prints as "kind(42)=" followed by
+// [Amount.String], intents Go-quoted (strconv.Quote), holders and args
+// unpadded base64url, approvals as KEYID:KEY:NONCE[:LOCATION]. A caveat of an unknown kind prints as "kind(42)=" followed by
 // the hex of its CBOR value; that is for people only, and Parse refuses
 // it.
 func (c Caveat) String() string {
@@ -153,8 +168,15 @@ func (c Caveat) String() string {
 		return key + c.Amount.String()
 	case Intent:
 		return key + strconv.Quote(c.Text)
-	case Holder:
+	case Holder, Args:
 		return key + jktEncoding.EncodeToString(c.Bytes)
+	case Approval:
+		a := c.Approver
+		s := key + a.KeyID + ":" + jktEncoding.EncodeToString(a.Key[:]) + ":" + jktEncoding.EncodeToString(a.Nonce[:])
+		if a.Location != "" {
+			s += ":" + a.Location
+		}
+		return s
 	}
 	return key + hex.EncodeToString(c.Raw)
 }

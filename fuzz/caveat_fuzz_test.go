@@ -138,7 +138,7 @@ func checkCaveatSemantics(t *testing.T, c caveat.Caveat) {
 	}
 	var wantHold bool
 	switch c.Kind {
-	case caveat.Calls, caveat.Depth, caveat.Intent, caveat.Holder:
+	case caveat.Calls, caveat.Depth, caveat.Intent, caveat.Holder, caveat.Approval:
 		wantHold = true
 	case caveat.Until:
 		wantHold = now.Unix() < c.Time

@@ -118,13 +118,14 @@ func valueOf(text string) cavPair {
 	return cavPair{uint64(c.Kind), must(wire.EncodeCaveat(c))}
 }
 
-// knownCaveats: one caveat of each of the 13 known kinds, in kind order.
+// knownCaveats: one caveat of each of the 15 known kinds, in kind order.
 func knownCaveats() []cavPair {
 	var cs []cavPair
 	for _, s := range scenario[0] {
 		cs = append(cs, valueOf(s))
 	}
-	cs = append(cs, valueOf("holder="+keys.alice.jkt))
+	cs = append(cs, valueOf("holder="+keys.alice.jkt), valueOf("args="+keys.alice.jkt),
+		valueOf("approval=lead:"+keys.alice.jkt+":AAECAwQFBgcICQoLDA0ODw"))
 	slices.SortFunc(cs, func(a, b cavPair) int { return cmp.Compare(a.kind, b.kind) })
 	return cs
 }
@@ -238,12 +239,12 @@ var ticketSeeds = sync.OnceValue(func() []variant {
 			add("limit-over-33-blocks-hmac", handHMACTicket(secret, tid, blocks, false))
 		}
 	}
-	// 16 caveats per block (the most; 13 known kinds and 3 unknown) and 17.
+	// 16 caveats per block (the most; the 15 known kinds and 1 unknown) and 17.
 	cs := knownCaveats()
-	for k := uint64(14); k <= 17; k++ {
+	for k := uint64(caveat.Args) + 1; len(cs) < 17; k++ {
 		cs = append(cs, cavPair{k, cUint(0)})
-		if k >= 16 {
-			add(fmt.Sprintf("%s%d-caveats", lim(int(k), 16), k), handHMACTicket(secret, handTicketID, [][]byte{handBlock0(hmacKeyID, handTicketID, cs...)}, false))
+		if n := len(cs); n >= 16 {
+			add(fmt.Sprintf("%s%d-caveats", lim(n, 16), n), handHMACTicket(secret, handTicketID, [][]byte{handBlock0(hmacKeyID, handTicketID, cs...)}, false))
 		}
 	}
 	// 1024 list entries and 1025; 1024-byte strings and 1025.
@@ -427,10 +428,10 @@ func blockSeeds() []seed {
 		add(v.prefix()+"ed25519-block0-"+v.name, v.data, 3)
 	}
 	cs := knownCaveats()
-	for k := uint64(14); k <= 17; k++ {
+	for k := uint64(caveat.Args) + 1; len(cs) < 17; k++ {
 		cs = append(cs, cavPair{k, cUint(0)})
-		if k >= 16 {
-			add(fmt.Sprintf("%s%d-caveats", lim(int(k), 16), k), handBlock(cs...), 0)
+		if n := len(cs); n >= 16 {
+			add(fmt.Sprintf("%s%d-caveats", lim(n, 16), n), handBlock(cs...), 0)
 		}
 	}
 	add("limit-ok-1024-list-entries", handBlock(cavPair{uint64(caveat.Paths), cTextList(entries(1024, "p%04d/"))}), 0)
@@ -466,7 +467,8 @@ var caveatTexts = []string{
 	"until=10m", "until=1h30m", "until=2026-11-30T03:20:00Z", "until=2026-11-30T05:20:00+02:00", "until=1796008800",
 	"until=9999-12-31T23:59:59Z", "until=0", "nbf=1h", "nbf=2026-11-30T11:00:00Z", "nbf=1796008800",
 	`intent="upgrade pricing deps"`, "intent=bare text", `intent="ünïcödé \u00e9"`,
-	"holder=" + rfc9449JKT,
+	"holder=" + rfc9449JKT, "args=" + rfc9449JKT, "approval=lead:" + rfc9449JKT + ":AAECAwQFBgcICQoLDA0ODw",
+	"approval=a:b:" + rfc9449JKT + ":AAECAwQFBgcICQoLDA0ODw:https://approve.example/x?y=z:1",
 }
 
 func caveatTextSeeds() []seed {
@@ -485,6 +487,8 @@ func caveatTextSeeds() []seed {
 		"until=-10m", "until=0s", "until=10000-01-01T00:00:00Z", "until=2026-11-30T03:20:00.5Z", "until=2026-13-01T00:00:00Z", "until=253402300800",
 		"until=2562047h", "nbf=-1h", `intent=""`, `intent="a`, `intent="\x00"`, "intent=\u202e", "intent=a\nb", `intent="\u2028"`,
 		"holder=" + rfc9449JKT + "=", "holder=" + rfc9449JKT[:42], "holder=" + rfc9449JKT[:42] + "J",
+		"args=" + rfc9449JKT[:42], "approval=lead:" + rfc9449JKT, "approval=:" + rfc9449JKT + ":AAECAwQFBgcICQoLDA0ODw",
+		"approval=k:" + rfc9449JKT + ":AAECAwQFBgcICQoLDA0ODw:", "approval=k:" + strings.Repeat("A", 43) + ":AAECAwQFBgcICQoLDA0ODw",
 	} {
 		add(fmt.Sprintf("edge-%02d", i), s)
 	}
@@ -503,7 +507,8 @@ func caveatValueSeeds() []seed {
 		cp := valueOf(s)
 		add(fmt.Sprintf("valid-%02d-%s", i, caveat.Kind(cp.kind)), cp.kind, cp.value)
 	}
-	for _, text := range []string{"tools=read_file,write_file", "until=2026-11-30T13:00:00Z", "cost=0.5USD", `intent="why"`, "holder=" + keys.alice.jkt} {
+	for _, text := range []string{"tools=read_file,write_file", "until=2026-11-30T13:00:00Z", "cost=0.5USD", `intent="why"`, "holder=" + keys.alice.jkt,
+		"approval=lead:" + keys.alice.jkt + ":AAECAwQFBgcICQoLDA0ODw:https://a/"} {
 		cp := valueOf(text)
 		for _, v := range noncanonical(cp.value) {
 			add(fmt.Sprintf("%s%s-%s", v.prefix(), caveat.Kind(cp.kind), v.name), cp.kind, v.data)
@@ -516,7 +521,7 @@ func caveatValueSeeds() []seed {
 	}
 	add("limit-ok-nesting-4", 42, cArray(cArray(cArray(cArray(cUint(0))))))
 	add("limit-over-nesting-5", 42, cArray(cArray(cArray(cArray(cArray(cUint(0)))))))
-	add("unknown-kind-map", 14, cMap(cUint(1), cText("x")))
+	add("unknown-kind-map", 42, cMap(cUint(1), cText("x")))
 	add("unknown-kind-max", 1<<64-1, cUint(0))
 	add("unknown-kind-tag", 42, append(head(6, 1), cUint(0)...))
 	add("unknown-kind-float", 42, []byte{0xf9, 0x3c, 0x00})
@@ -530,6 +535,13 @@ func caveatValueSeeds() []seed {
 	add("nbf-max-plus-one", k(caveat.NotBefore), cUint(253402300800))
 	add("holder-31", k(caveat.Holder), cBytes(make([]byte, 31)))
 	add("holder-33", k(caveat.Holder), cBytes(make([]byte, 33)))
+	add("args-31", k(caveat.Args), cBytes(make([]byte, 31)))
+	id, key, nonce := []byte{0x01, 0x61, 'k'}, cat(cUint(2), cBytes(bytes.Repeat([]byte{9}, 32))), cat(cUint(3), cBytes(make([]byte, 16)))
+	appr := func(pairs ...[]byte) []byte { return cat(append([][]byte{head(5, uint64(len(pairs)))}, pairs...)...) }
+	add("approval-no-nonce", k(caveat.Approval), appr(id, key))
+	add("approval-empty-location", k(caveat.Approval), appr(id, key, nonce, cat(cUint(4), cText(""))))
+	add("approval-extra-key", k(caveat.Approval), appr(id, key, nonce, cat(cUint(5), cUint(0))))
+	add("approval-small-order", k(caveat.Approval), appr(id, cat(cUint(2), cBytes(make([]byte, 32))), nonce))
 	add("cost-lowercase", k(caveat.Cost), cArray(cUint(5), cText("usd")))
 	add("cost-three-items", k(caveat.Cost), cArray(cUint(5), cText("USD"), cUint(0)))
 	add("total-zero", k(caveat.Total), cArray(cUint(0), cText("USD")))

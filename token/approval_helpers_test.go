@@ -14,12 +14,10 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-// approvalKind is the approval caveat's kind (issue #19).
-//
-// TODO(h3 merge): use caveat.Approval and caveat.NewApproval; the helpers
-// below write the approval's CBOR value by hand until package caveat and
-// the wire codec know it.
-const approvalKind = caveat.Kind(14)
+// approvalKind is the approval caveat's kind. The helpers below write
+// its CBOR value by hand, independently of package caveat's codec, so the
+// binding's golden bytes do not follow a change of that codec silently.
+const approvalKind = caveat.Approval
 
 // approvalValue is the CBOR value of an approval caveat naming approver's
 // public key, with a nonce of 16 bytes n (the design's "Caveat kinds").

@@ -9,11 +9,6 @@ import (
 	"github.com/tickettool/tickettool/caveat"
 )
 
-// approvalKind is the approval caveat's kind (issue #19).
-//
-// TODO(h3 merge): replace with caveat.Approval once package caveat has it.
-const approvalKind = caveat.Kind(14)
-
 // Binding returns Bind_j, the value that ties a discharge to the approval
 // caveat of block j (spec/FORMAT.md §4.6 "Approvals and discharges"; the
 // design's section "Binding"):
@@ -39,7 +34,7 @@ func (t *Ticket) Binding(j int) ([32]byte, error) {
 	if j < 0 || j >= len(t.blocks) {
 		return [32]byte{}, &Error{Block: -1, Reason: "block " + strconv.Itoa(j) + " does not exist", Err: ErrApproval}
 	}
-	if !hasKind(t.blocks[j].Caveats, approvalKind) {
+	if !hasKind(t.blocks[j].Caveats, caveat.Approval) {
 		return [32]byte{}, &Error{Block: j, Reason: "the block carries no approval caveat", Err: ErrApproval}
 	}
 	h := sha256.New()

@@ -100,7 +100,7 @@ func encodeDischargeCaveats(caveats []caveat.Caveat) (map[uint64]cbor.RawMessage
 	until := false
 	for j, c := range cs {
 		switch {
-		case c.Kind == approvalKind:
+		case c.Kind == caveat.Approval:
 			return nil, &Error{Block: -1, Kind: c.Kind, Reason: "a discharge cannot carry an approval caveat", Err: ErrApprove}
 		case !c.Kind.Known():
 			return nil, &Error{Block: -1, Kind: c.Kind, Reason: "unknown kind", Err: ErrApprove}

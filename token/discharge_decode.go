@@ -104,7 +104,7 @@ func checkDischargeCaveats(cavs []caveat.Caveat) error {
 	until := false
 	for _, c := range cavs {
 		switch c.Kind {
-		case approvalKind:
+		case caveat.Approval:
 			return &Error{Block: -1, Kind: c.Kind, Reason: "a discharge cannot carry an approval caveat", Err: ErrMalformedDischarge}
 		case caveat.Until:
 			until = true

@@ -56,6 +56,15 @@ type caveatJSON struct {
 	Text  string `json:"text"`
 }
 
+// approverJSON is the value of an approval caveat: key and nonce in
+// unpadded base64url, as in the caveat's text form.
+type approverJSON struct {
+	KeyID    string `json:"key_id"`
+	Key      string `json:"key"`
+	Nonce    string `json:"nonce"`
+	Location string `json:"location,omitempty"`
+}
+
 type inspectBlock struct {
 	Index     int          `json:"index"`
 	Caveats   []caveatJSON `json:"caveats"`
@@ -205,8 +214,12 @@ func caveatsJSON(cs []caveat.Caveat) []caveatJSON {
 			v = c.Amount.String()
 		case caveat.Intent:
 			v = c.Text
-		case caveat.Holder:
+		case caveat.Holder, caveat.Args:
 			v = base64.RawURLEncoding.EncodeToString(c.Bytes)
+		case caveat.Approval:
+			a := c.Approver
+			v = approverJSON{KeyID: a.KeyID, Key: base64.RawURLEncoding.EncodeToString(a.Key[:]),
+				Nonce: base64.RawURLEncoding.EncodeToString(a.Nonce[:]), Location: a.Location}
 		default:
 			v = hex.EncodeToString(c.Raw)
 		}

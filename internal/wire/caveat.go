@@ -17,7 +17,9 @@ import (
 //	until, nbf                      uint              unix seconds
 //	cost, total                     [uint, tstr]      [micros, currency]
 //	intent                          tstr
-//	holder                          bstr .size 32
+//	holder, args                    bstr .size 32
+//	approval                        {1: tstr, 2: bstr .size 32, 3: bstr .size 16, ? 4: tstr}
+//	                                key id, key, nonce, location (absent when empty)
 //
 // All in RFC 8949 §4.2.1 core deterministic encoding.
 
@@ -26,6 +28,15 @@ type amountValue struct {
 	_        struct{} `cbor:",toarray"`
 	Micros   uint64
 	Currency string
+}
+
+// approverValue is the CBOR form of an Approver (the reference for tests;
+// EncodeCaveat and decodeInto write and read it by hand).
+type approverValue struct {
+	KeyID    string `cbor:"1,keyasint"`
+	Key      []byte `cbor:"2,keyasint"`
+	Nonce    []byte `cbor:"3,keyasint"`
+	Location string `cbor:"4,keyasint,omitempty"`
 }
 
 // EncodeCaveat returns the deterministic CBOR encoding of c's value. It
@@ -49,8 +60,11 @@ func EncodeCaveat(c caveat.Caveat) ([]byte, error) {
 		v = amountValue{Micros: c.Amount.Micros, Currency: c.Amount.Currency}
 	case caveat.Intent:
 		v = c.Text
-	case caveat.Holder:
+	case caveat.Holder, caveat.Args:
 		v = c.Bytes
+	case caveat.Approval:
+		a := c.Approver
+		v = approverValue{KeyID: a.KeyID, Key: a.Key[:], Nonce: a.Nonce[:], Location: a.Location}
 	default:
 		if err := Check(c.Raw, TicketLimits()); err != nil {
 			return nil, syntaxErr(c.Kind, "%v: value is not one canonical CBOR item: %v", c.Kind, err)
@@ -127,8 +141,12 @@ func decodeInto(c *caveat.Caveat, k caveat.Kind, r *Reader, src *source, entries
 		e := r.Text()
 		end := r.Offset()
 		c.Text = src.sub(end-len(e), end)
-	case caveat.Holder:
+	case caveat.Holder, caveat.Args:
 		c.Bytes = bytes.Clone(r.Bytes())
+	case caveat.Approval:
+		if err := readApprover(&c.Approver, r, src); err != nil {
+			return err
+		}
 	default:
 		c.Raw = bytes.Clone(r.Raw(depth))
 	}
@@ -141,6 +159,46 @@ func decodeInto(c *caveat.Caveat, k caveat.Kind, r *Reader, src *source, entries
 		return nil
 	}
 	return c.Valid()
+}
+
+// readApprover reads an approval's value: a map with the keys 1 (key id),
+// 2 (key, 32 bytes), 3 (nonce, 16 bytes) and, only when the location is
+// not empty, 4 (location), in that order. A missing or extra key, a wrong
+// size or an empty location at 4 is malformed; Valid checks the rest.
+func readApprover(a *caveat.Approver, r *Reader, src *source) error {
+	const shape = "value must be a map of the keys 1 (key id), 2 (key), 3 (nonce) and, when not empty, 4 (location), in that order"
+	n := r.Map()
+	if !r.Failed() && n != 3 && n != 4 {
+		return syntaxErr(caveat.Approval, shape)
+	}
+	for key := uint64(1); key <= uint64(n) && !r.Failed(); key++ {
+		if k := r.Uint(); k != key && !r.Failed() {
+			return syntaxErr(caveat.Approval, shape)
+		}
+		switch key {
+		case 1, 4:
+			e := r.Text()
+			end := r.Offset()
+			if key == 1 {
+				a.KeyID = src.sub(end-len(e), end)
+			} else if a.Location = src.sub(end-len(e), end); a.Location == "" && !r.Failed() {
+				return syntaxErr(caveat.Approval, "an empty location must be left out, not written as key 4")
+			}
+		case 2:
+			b := r.Bytes()
+			if len(b) != len(a.Key) && !r.Failed() {
+				return syntaxErr(caveat.Approval, "key must be 32 bytes")
+			}
+			copy(a.Key[:], b)
+		case 3:
+			b := r.Bytes()
+			if len(b) != len(a.Nonce) && !r.Failed() {
+				return syntaxErr(caveat.Approval, "nonce must be 16 bytes")
+			}
+			copy(a.Nonce[:], b)
+		}
+	}
+	return nil
 }
 
 // syntaxErr returns a *caveat.Error wrapping caveat.ErrSyntax: a value this

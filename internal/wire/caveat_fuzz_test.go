@@ -27,6 +27,9 @@ func FuzzDecodeCaveat(f *testing.F) {
 		{11, []byte{0x00}},
 		{12, []byte{0x61, 'x'}},
 		{13, append([]byte{0x58, 0x20}, make([]byte, 32)...)},
+		{14, approvalValue(false)},
+		{14, approvalValue(true)},
+		{15, append([]byte{0x58, 0x20}, make([]byte, 32)...)},
 		{42, []byte{0xa1, 0x01, 0x02}},
 		{0, []byte{0x9f, 0xff}},
 	} {
@@ -53,4 +56,20 @@ func FuzzDecodeCaveat(f *testing.F) {
 			t.Fatalf("text %q of %x reparses as %+v, %v", c.String(), raw, d, err)
 		}
 	})
+}
+
+// approvalValue returns the CBOR value of approval=k:KEY:NONCE, key bytes
+// 1..32 and nonce bytes 0..15, with location "https://a/" when loc.
+func approvalValue(loc bool) []byte {
+	b := []byte{0xa3, 0x01, 0x61, 'k', 0x02, 0x58, 0x20}
+	if loc {
+		b[0] = 0xa4
+	}
+	b = append(b, seq(1, 32)...)
+	b = append(b, 0x03, 0x50)
+	b = append(b, seq(0, 16)...)
+	if loc {
+		b = append(append(b, 0x04, 0x6a), "https://a/"...)
+	}
+	return b
 }

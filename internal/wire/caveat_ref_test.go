@@ -37,8 +37,17 @@ func decodeValueReference(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
 		c.Amount = caveat.Amount{Micros: a.Micros, Currency: a.Currency}
 	case caveat.Intent:
 		err = Unmarshal(raw, &c.Text, TicketLimits())
-	case caveat.Holder:
+	case caveat.Holder, caveat.Args:
 		err = Unmarshal(raw, &c.Bytes, TicketLimits())
+	case caveat.Approval:
+		var a approverValue
+		err = Unmarshal(raw, &a, TicketLimits())
+		if len(a.Key) != 32 || len(a.Nonce) != 16 {
+			return caveat.Caveat{}, syntaxErr(k, "sizes")
+		}
+		c.Approver = caveat.Approver{KeyID: a.KeyID, Location: a.Location}
+		copy(c.Approver.Key[:], a.Key)
+		copy(c.Approver.Nonce[:], a.Nonce)
 	default:
 		if err := Check(raw, TicketLimits()); err != nil {
 			return caveat.Caveat{}, syntaxErr(k, "raw")
@@ -58,12 +67,21 @@ func decodeValueReference(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
 	return c, nil
 }
 
+// The CBOR values of approval=k:KEY:NONCE (key bytes 0..31, nonce bytes
+// 0..15), without and with a location.
+var (
+	approvalHex = "a3" + "01616b" + "025820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
+		"0350000102030405060708090a0b0c0d0e0f"
+	approvalLocHex = "a4" + approvalHex[2:] + "046a68747470733a2f2f612f" // 4: "https://a/"
+)
+
 func FuzzDecodeCaveatMatchesReference(f *testing.F) {
 	for _, s := range []struct {
 		k   uint8
 		hex string
 	}{{1, "8169726561645f66696c65"}, {3, "81647372632f"}, {5, "05"}, {6, "1a6b0d7350"}, {9, "821a0007a120635553 44"},
 		{12, "6568656c6c6f"}, {13, "5820" + "00000000000000000000000000000000000000000000000000000000000000ff"},
+		{14, approvalHex}, {14, approvalLocHex}, {15, "5820" + strings.Repeat("ab", 32)},
 		{1, "826162616"}, {5, "1805"}, {9, "83010203"}, {99, "a10102"}, {4, "816b4558414d504c452e434f4d"}} {
 		f.Add(s.k, mustHexF(s.hex))
 	}
@@ -135,6 +153,7 @@ func FuzzDecodeMapMatchesReference(f *testing.F) {
 	for _, h := range []string{
 		"a2018169726561645f66696c650381647372632f", "a0", "a10000", "a2030001", "a10300", "a1186381818100",
 		"a118638181818100", "a1616100", "a201000100", "a1061a6b0d7350", "a10c6568656c6c6f", "a1018263616263",
+		"a10e" + approvalHex, "a20e" + approvalLocHex + "0f5820" + strings.Repeat("cd", 32),
 	} {
 		f.Add(mustHexF(h))
 	}

@@ -31,6 +31,12 @@ func TestGoldenValues(t *testing.T) {
 		{"depth=2", "02"},
 		{`intent="upgrade pricing deps"`, "74757067726164652070726963696e672064657073"},
 		{"holder=" + jkt, "5820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"},
+		{"args=" + jkt, "5820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"},
+		// {1: "k", 2: h'00..1f', 3: h'00..0f'}; with {4: "https://a/"}.
+		{"approval=k:" + jkt + ":" + nonce, "a3" + "01616b" + "0258" + "20000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
+			"0350" + "000102030405060708090a0b0c0d0e0f"},
+		{"approval=k:" + jkt + ":" + nonce + ":https://a/", "a4" + "01616b" + "0258" + "20000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
+			"0350" + "000102030405060708090a0b0c0d0e0f" + "046a" + hex.EncodeToString([]byte("https://a/"))},
 	} {
 		c := mustParse(t, tc.text)
 		got, err := wire.EncodeCaveat(c)
@@ -99,6 +105,36 @@ func TestDecodeCaveatRefused(t *testing.T) {
 		{caveat.Holder, "5821" + strings.Repeat("00", 33), "33 bytes"},
 		{caveat.Holder, "7820" + strings.Repeat("61", 32), "text string"},
 		{caveat.Holder, "40", "empty"},
+		{caveat.Args, "581f" + strings.Repeat("00", 31), "31-byte args"},
+		{caveat.Args, "5821" + strings.Repeat("00", 33), "33-byte args"},
+		{caveat.Args, "7820" + strings.Repeat("61", 32), "args as text"},
+		{caveat.Approval, "a3" + aKeyID + aKey[:20], "truncated approval"},
+		{caveat.Approval, "a2" + aKeyID + aKey, "approval without nonce"},
+		{caveat.Approval, "a2" + aKey + aNonce, "approval without key id"},
+		{caveat.Approval, "a2" + aKeyID + aNonce, "approval without key"},
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0400", "approval with a location that is not text"},
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0460", "approval with an empty location"},
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0501", "approval with key 5"},
+		// Same types, another key number: only the key check refuses these.
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "056161", "approval with a location at key 5"},
+		{caveat.Approval, "a3" + "00616b" + aKey + aNonce, "approval with the key id at key 0"},
+		{caveat.Approval, "a3" + aKeyID + "035820" + hex.EncodeToString(seq(1, 32)) + "0250" + hex.EncodeToString(seq(0, 16)), "approval with keys 3 and 2 swapped"},
+		{caveat.Approval, "a5" + aKeyID + aKey + aNonce + aLoc + "0501", "approval with an extra key"},
+		{caveat.Approval, "a3" + aKey + aKeyID + aNonce, "approval keys out of order"},
+		{caveat.Approval, "a3" + aKeyID + aKeyID + aNonce, "approval key repeated"},
+		{caveat.Approval, "a3" + aKeyID + "02581f" + strings.Repeat("01", 31) + aNonce, "approval key of 31 bytes"},
+		{caveat.Approval, "a3" + aKeyID + "025821" + strings.Repeat("01", 33) + aNonce, "approval key of 33 bytes"},
+		{caveat.Approval, "a3" + aKeyID + aKey + "034f" + strings.Repeat("01", 15), "approval nonce of 15 bytes"},
+		{caveat.Approval, "a3" + aKeyID + aKey + "0351" + strings.Repeat("01", 17), "approval nonce of 17 bytes"},
+		{caveat.Approval, "a3" + "0160" + aKey + aNonce, "approval with an empty key id"},
+		{caveat.Approval, "a3" + "01622b61" + aKey + aNonce, "approval key id with '+'"},
+		{caveat.Approval, "a3" + "017841" + strings.Repeat("61", 65) + aKey + aNonce, "approval key id of 65 bytes"},
+		{caveat.Approval, "a3" + aKeyID + "025820" + strings.Repeat("00", 32) + aNonce, "approval key of small order (0)"},
+		{caveat.Approval, "a3" + aKeyID + "025820" + "01" + strings.Repeat("00", 31) + aNonce, "approval key of small order (identity)"},
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "0461" + "0a", "approval location with a control character"},
+		{caveat.Approval, "a4" + aKeyID + aKey + aNonce + "04790101" + strings.Repeat("61", 257), "approval location of 257 bytes"},
+		{caveat.Approval, "83" + aKeyID[:6], "approval as an array"},
+		{caveat.Approval, "b80300", "approval map head not in shortest form"},
 		{42, "", "unknown kind, empty"},
 		{42, "1805", "unknown kind, non-canonical"},
 		{42, "0505", "unknown kind, two items"},
@@ -114,6 +150,23 @@ func TestDecodeCaveatRefused(t *testing.T) {
 		}
 		wantErr(t, tc.why, err, caveat.ErrSyntax)
 	}
+}
+
+// Pieces of approval values: key id "k", key bytes 1..32 (not of small
+// order), nonce bytes 0..15, location "https://a/".
+var (
+	aKeyID = "01616b"
+	aKey   = "025820" + hex.EncodeToString(seq(1, 32))
+	aNonce = "0350" + hex.EncodeToString(seq(0, 16))
+	aLoc   = "046a" + hex.EncodeToString([]byte("https://a/"))
+)
+
+func seq(from, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(from + i)
+	}
+	return b
 }
 
 func TestUnknownKindRaw(t *testing.T) {
@@ -148,6 +201,9 @@ func TestEncodeCaveatRefusesInvalid(t *testing.T) {
 		"negative time":    {Kind: caveat.Until, Time: -1},
 		"bad currency":     {Kind: caveat.Cost, Amount: caveat.Amount{Micros: 1, Currency: "US"}},
 		"short holder":     {Kind: caveat.Holder, Bytes: make([]byte, 31)},
+		"short args":       {Kind: caveat.Args, Bytes: make([]byte, 31)},
+		"approval, zero":   {Kind: caveat.Approval},
+		"approval, bytes":  {Kind: caveat.Approval, Bytes: make([]byte, 32), Approver: caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
 		"unknown, no raw":  {Kind: 42},
 		"unknown, bad raw": {Kind: 42, Raw: []byte{0x18, 0x01}},
 		"kind 0, no raw":   {},

@@ -11,7 +11,10 @@ import (
 // now is the fixed clock of the tests: ten minutes before 2026-11-30T03:20:00Z.
 var now = time.Date(2026, 11, 30, 3, 10, 0, 0, time.UTC)
 
-const jkt = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" // bytes 0..31
+const (
+	jkt   = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" // bytes 0..31
+	nonce = "AAECAwQFBgcICQoLDA0ODw"                      // bytes 0..15
+)
 
 func mustParse(t testing.TB, s string) caveat.Caveat {
 	t.Helper()

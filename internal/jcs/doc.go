@@ -1,0 +1,20 @@
+// Package jcs writes the RFC 8785 JSON Canonicalization Scheme (JCS)
+// form of a JSON text, so that two encodings of the same arguments hash
+// alike (caveat.ArgsDigest).
+//
+// Canonical reads strictly and refuses, rather than repairs, what RFC 8785
+// §3.1 excludes (its input must be I-JSON, RFC 7493): invalid UTF-8,
+// escapes of lone surrogates, duplicate member names (compared after
+// unescaping), and numbers that are not finite IEEE 754 doubles. It also
+// refuses input over MaxInputBytes and nesting deeper than MaxDepth. The
+// output is RFC 8785 §3.2: no insignificant whitespace, members sorted by
+// the UTF-16 code units of their names (§3.2.3), strings escaped as
+// §3.2.2.2 says, numbers written as ECMAScript's Number.prototype.toString
+// writes them (§3.2.2.3). I-JSON's ban on Unicode noncharacters is not
+// enforced: they pass through unchanged, as encoding/json keeps them.
+//
+// No allowed dependency of this module implements JCS, so this one is
+// written by hand; its tests hold it to the RFC's examples and its number
+// table, to encoding/json, and (when node is installed) to a real
+// ECMAScript engine.
+package jcs

@@ -1,0 +1,158 @@
+package jcs_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+	"unicode/utf16"
+
+	"pgregory.net/rapid"
+
+	"github.com/tickettool/tickettool/internal/jcs"
+)
+
+// A JSON value as encoding/json decodes it into any: nil, bool, float64,
+// string, []any, map[string]any.
+
+var runes = []rune("aAz0 \"\\/\x00\x1f\x7f\u0080\u00e9\u2028\ufb33\uffff\U0001F600\U00010000")
+
+func genString(t *rapid.T) string {
+	return rapid.StringOfN(rapid.SampledFrom(runes), 0, 6, -1).Draw(t, "s")
+}
+
+func genNumber(t *rapid.T) float64 {
+	switch rapid.IntRange(0, 3).Draw(t, "numkind") {
+	case 0:
+		return float64(rapid.Int64Range(-1e6, 1e6).Draw(t, "int"))
+	case 1:
+		return math.Float64frombits(rapid.Uint64().Draw(t, "bits"))
+	}
+	return rapid.Float64().Draw(t, "f")
+}
+
+func genValue(t *rapid.T, depth int) any {
+	max := 6
+	if depth >= 3 {
+		max = 3
+	}
+	switch rapid.IntRange(0, max).Draw(t, "kind") {
+	case 0:
+		return nil
+	case 1:
+		return rapid.Bool().Draw(t, "b")
+	case 2:
+		if f := genNumber(t); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+		return 0.0
+	case 3:
+		return genString(t)
+	case 4, 5:
+		n := rapid.IntRange(0, 4).Draw(t, "n")
+		a := make([]any, n)
+		for i := range a {
+			a[i] = genValue(t, depth+1)
+		}
+		return a
+	}
+	m := map[string]any{}
+	for n := rapid.IntRange(0, 4).Draw(t, "n"); n > 0; n-- {
+		m[genString(t)] = genValue(t, depth+1)
+	}
+	return m
+}
+
+// render writes v as JSON in one of many equivalent ways: members in a
+// drawn order, drawn whitespace, characters escaped or not, numbers in
+// several notations.
+func render(t *rapid.T, b *bytes.Buffer, v any) {
+	ws := func() { b.WriteString(rapid.SampledFrom([]string{"", "", " ", "\n\t", "\r\n  "}).Draw(t, "ws")) }
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case float64:
+		fmtc := rapid.SampledFrom([]byte{'e', 'E', 'g', 'f'}).Draw(t, "fmt")
+		s := strconv.FormatFloat(v, fmtc, -1, 64)
+		if fmtc == 'g' && rapid.Bool().Draw(t, "p17") {
+			s = strconv.FormatFloat(v, 'e', 20, 64) // more digits than needed, same double
+		}
+		b.WriteString(s)
+	case string:
+		b.WriteByte('"')
+		for _, r := range v {
+			switch {
+			case r == '"' || r == '\\':
+				b.WriteString(`\` + string(r))
+			case r < 0x20 || rapid.IntRange(0, 3).Draw(t, "esc") == 0:
+				for _, u := range utf16.Encode([]rune{r}) {
+					f := rapid.SampledFrom([]string{`\u%04x`, `\u%04X`}).Draw(t, "hex")
+					fmt.Fprintf(b, f, u)
+				}
+			default:
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('"')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ws()
+			render(t, b, e)
+			ws()
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		keys = rapid.Permutation(keys).Draw(t, "order")
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ws()
+			render(t, b, k)
+			ws()
+			b.WriteByte(':')
+			ws()
+			render(t, b, v[k])
+		}
+		b.WriteByte('}')
+	}
+}
+
+// TestPropCanonical: any two renderings of one value have the same
+// canonical form, which decodes to that value.
+func TestPropCanonical(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := genValue(t, 0)
+		var b1, b2 bytes.Buffer
+		render(t, &b1, v)
+		render(t, &b2, v)
+		c1, err1 := jcs.Canonical(b1.Bytes())
+		c2, err2 := jcs.Canonical(b2.Bytes())
+		if err1 != nil || err2 != nil {
+			t.Fatalf("Canonical refused a rendering: %v, %v\n%s\n%s", err1, err2, b1.Bytes(), b2.Bytes())
+		}
+		if !bytes.Equal(c1, c2) {
+			t.Fatalf("two renderings, two forms:\n%s -> %s\n%s -> %s", b1.Bytes(), c1, b2.Bytes(), c2)
+		}
+		var got any
+		if err := json.Unmarshal(c1, &got); err != nil || !reflect.DeepEqual(got, v) {
+			t.Fatalf("%s reads as %#v, %v; want %#v", c1, got, err, v)
+		}
+	})
+}
