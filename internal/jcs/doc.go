@@ -6,7 +6,11 @@
 // §3.1 excludes (its input must be I-JSON, RFC 7493): invalid UTF-8,
 // escapes of lone surrogates, duplicate member names (compared after
 // unescaping), and numbers that are not finite IEEE 754 doubles. It also
-// refuses input over MaxInputBytes and nesting deeper than MaxDepth. The
+// refuses input over MaxInputBytes, nesting deeper than MaxDepth, and a
+// number whose canonical form has another decimal value than the number
+// as written (beyond a double's range, rounding to zero, losing digits:
+// CAVEATS.md, "The args digest"), so that one digest means one set of
+// numbers; RFC 8785 would round them. The
 // output is RFC 8785 §3.2: no insignificant whitespace, members sorted by
 // the UTF-16 code units of their names (§3.2.3), strings escaped as
 // §3.2.2.2 says, numbers written as ECMAScript's Number.prototype.toString

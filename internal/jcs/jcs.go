@@ -82,12 +82,12 @@ func (p *parser) value(depth int) {
 		p.fail("unexpected end of input")
 		return
 	}
+	if depth > MaxDepth {
+		p.fail("nested deeper than " + strconv.Itoa(MaxDepth))
+		return
+	}
 	switch c := p.in[p.off]; {
 	case c == '{' || c == '[':
-		if depth >= MaxDepth {
-			p.fail("nested deeper than " + strconv.Itoa(MaxDepth))
-			return
-		}
 		if c == '{' {
 			p.object(depth + 1)
 		} else {

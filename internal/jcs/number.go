@@ -64,3 +64,73 @@ func appendNumber(out []byte, f float64) []byte {
 	}
 	return out
 }
+
+// sameDecimal reports whether the JSON numbers a and b (RFC 8259 grammar,
+// already checked) have the same decimal value; -0 and 0 are the same.
+// CAVEATS.md ("The args digest") refuses a number whose canonical form
+// has another value than the number as written — beyond a double's range,
+// rounding to zero, or losing digits — so that two arguments with one
+// digest denote the same numbers.
+func sameDecimal(a, b []byte) bool {
+	an, ad, ae, aok := decimalOf(a)
+	bn, bd, be, bok := decimalOf(b)
+	switch {
+	case !aok || !bok:
+		return false
+	case len(ad) == 0 || len(bd) == 0:
+		return len(ad) == len(bd) // zero equals only zero, whatever the sign
+	}
+	return an == bn && ae == be && string(ad) == string(bd)
+}
+
+// decimalOf returns the number s as sign, significant digits (no leading
+// or trailing zeros; empty for zero) and exponent e, the value being
+// 0.digits × 10^e. ok is false when the written exponent is too long to
+// read, which only a number no double holds can have, unless it is zero.
+func decimalOf(s []byte) (neg bool, digits []byte, e int64, ok bool) {
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	mant, exp := s, []byte(nil)
+	for i, c := range s {
+		if c == 'e' || c == 'E' {
+			mant, exp = s[:i], s[i+1:]
+			break
+		}
+	}
+	point := int64(len(mant))
+	for i, c := range mant {
+		if c == '.' {
+			point = int64(i)
+			continue
+		}
+		digits = append(digits, c)
+	}
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, point = digits[1:], point-1
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		return neg, nil, 0, true
+	}
+	var x int64
+	sign := int64(1)
+	if len(exp) > 0 && (exp[0] == '+' || exp[0] == '-') {
+		if exp[0] == '-' {
+			sign = -1
+		}
+		exp = exp[1:]
+	}
+	for len(exp) > 0 && exp[0] == '0' {
+		exp = exp[1:]
+	}
+	if len(exp) > maxExponentDigits {
+		return neg, digits, 0, false
+	}
+	for _, c := range exp {
+		x = x*10 + int64(c-'0')
+	}
+	return neg, digits, point + sign*x, true
+}

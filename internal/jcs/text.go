@@ -188,7 +188,12 @@ func (p *parser) number() {
 		p.fail("number beyond the range of an IEEE 754 double")
 		return
 	}
+	mark := len(p.out)
 	p.out = appendNumber(p.out, f)
+	if !sameDecimal(p.in[start:p.off], p.out[mark:]) {
+		p.off = start
+		p.fail("number would change its value in canonical form (a double cannot hold it exactly)")
+	}
 }
 
 func (p *parser) digits() int {
