@@ -2,6 +2,7 @@ package token
 
 import (
 	"crypto/ed25519"
+	"strconv"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -89,6 +90,9 @@ func (t *Ticket) setBlock(i int, w wire.Block, cavs []caveat.Caveat, raw []byte,
 	if len(cavs) > 0 {
 		b.Caveats = cavs
 	}
+	if hasKind(b.Caveats, caveat.Approval) && t.approvals(i+1) > MaxApprovals {
+		return malformed(i, "more than "+strconv.Itoa(MaxApprovals)+" approval caveats in one ticket")
+	}
 	if len(b.RebindJWK) > 0 {
 		if i == 0 {
 			return malformed(0, "block 0 cannot rebind")
@@ -106,6 +110,17 @@ func (t *Ticket) setBlock(i int, w wire.Block, cavs []caveat.Caveat, raw []byte,
 	}
 	b.RebindSig = sig
 	return nil
+}
+
+// approvals counts the approval caveats of blocks 0 … n−1.
+func (t *Ticket) approvals(n int) int {
+	count := 0
+	for i := range n {
+		if hasKind(t.blocks[i].Caveats, caveat.Approval) {
+			count++
+		}
+	}
+	return count
 }
 
 func hasKind(cs []caveat.Caveat, k caveat.Kind) bool {

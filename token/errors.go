@@ -24,8 +24,9 @@ var (
 	ErrWiden = errors.New("token: attenuation would widen the ticket")
 	// ErrSealed: the ticket is sealed; nothing can be appended.
 	ErrSealed = errors.New("token: ticket is sealed")
-	// ErrTooLarge: minting, appending or sealing would make a ticket larger
-	// than [MaxTicketBytes], which no decoder accepts.
+	// ErrTooLarge: minting, appending or sealing would make a ticket over
+	// a limit no decoder accepts: larger than [MaxTicketBytes], or with
+	// more than [MaxApprovals] approval caveats.
 	ErrTooLarge = errors.New("token: ticket too large")
 	// ErrHolder: rebinding a bound ticket without the current holder's key.
 	ErrHolder = errors.New("token: rebinding needs the current holder's key")

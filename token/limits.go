@@ -21,6 +21,9 @@ const (
 	// MaxRebindSigBytes bounds a rebinding signature (ES256 and EdDSA
 	// signatures are 64 bytes; room is left for larger curves).
 	MaxRebindSigBytes = 256
+	// MaxApprovals bounds the approval caveats of one ticket (at most
+	// one per block; spec/FORMAT.md §4.6, §6).
+	MaxApprovals = 4
 
 	// A discharge (spec/FORMAT.md §4.6) is small: one block of at most
 	// MaxDischargeCaveats caveats, at most MaxDischargeBytes encoded.

@@ -226,6 +226,10 @@ func (t *Ticket) Seal() (*Ticket, error) {
 // finish checks that t fits the format's size limit (so that every ticket
 // this package makes decodes to itself) and fills in its text form.
 func finish(t *Ticket) (*Ticket, error) {
+	if n := len(t.blocks); t.approvals(n) > MaxApprovals {
+		return nil, &Error{Block: n - 1, Kind: caveat.Approval, Err: ErrTooLarge,
+			Reason: fmt.Sprintf("the ticket would carry more than %d approval caveats", MaxApprovals)}
+	}
 	data := t.Encode()
 	if len(data) > MaxTicketBytes {
 		return nil, &Error{Block: len(t.blocks) - 1, Err: ErrTooLarge,
