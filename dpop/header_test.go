@@ -28,7 +28,7 @@ func TestEmbedsPublicJWK(t *testing.T) {
 }
 
 func TestDiagnoseBadBase64(t *testing.T) {
-	if e := diagnose("!!!.e30.AA", supportedAlgorithms[:]); e.Check != CheckSyntax {
+	if e := referenceDiagnose("!!!.e30.AA", supportedAlgorithms[:]); e.Check != CheckSyntax {
 		t.Fatal(e)
 	}
 }

@@ -250,3 +250,30 @@ func (m *memberSet) add(k string) bool {
 	}
 	return true
 }
+
+// eachMember calls f with the unescaped name and the value text of each
+// member of the JSON object v, in order, until f returns false; it
+// reports whether v is an object and f never returned false. v must have
+// passed the lexical rules already (values are skipped, nested at most
+// maxJSONDepth below v).
+func eachMember(v []byte, f func(name, value []byte) bool) bool {
+	p := jparser{b: v}
+	p.ws()
+	if !p.eat('{') {
+		return false
+	}
+	for p.ws(); !p.eat('}'); p.eat(',') {
+		p.ws()
+		name, ok := p.str()
+		if p.ws(); !ok || !p.eat(':') {
+			return false
+		}
+		p.ws()
+		start := p.i
+		if !p.skip(1) || !f(name, v[start:p.i]) {
+			return false
+		}
+		p.ws()
+	}
+	return true
+}
