@@ -83,6 +83,9 @@ func edgeHeaders(es, ed string) []string {
 	out = append(out,
 		h("EdDSA", withX(ed, nx[:42]+string(last^1))),                                 // unused trailing bits set (or another key)
 		h("EdDSA", strings.Replace(ed, nx, nx[:42], 1)),                               // 31 bytes
+		h("EdDSA", strings.Replace(ed, nx, nx+"A", 1)),                                // 32 bytes and 6 bits
+		h("EdDSA", strings.Replace(ed, nx, nx+nx, 1)),                                 // 64 bytes
+		h("EdDSA", strings.Replace(ed, nx, nx[:21]+`\n`+nx[22:], 1)),                  // 43 characters with a newline
 		h("EdDSA", strings.Replace(ed, nx, nx+"=", 1)),                                // padding
 		h("EdDSA", strings.Replace(ed, nx, nx[:20]+`\u0041`+nx[21:], 1)),              // an escape
 		h("EdDSA", strings.Replace(ed, nx, nx[:20]+"+"+nx[21:], 1)),                   // std alphabet
