@@ -71,8 +71,8 @@ type header struct {
 
 // checkHeader decodes the protected header enc (canonical base64url, by
 // checkShape) into buf, or a larger buffer when it does not fit, holds it
-// to the lexical rules of step 2 (checkHeaderJSON), refuses "crit" and
-// "b64", and runs the typ and alg checks (steps 3 and 4). Member names are
+// to the lexical rules of step 2 (decodeHeader), refuses "crit" and
+// "b64" whatever their values, and runs the typ and alg checks (steps 3 and 4). Member names are
 // compared after unescaping; other members are skipped, whatever their
 // values (spec/FORMAT.md §4.5 names no others).
 func checkHeader(enc string, buf []byte, allowed []jose.SignatureAlgorithm) (header, jose.SignatureAlgorithm, *Error) {

@@ -5,10 +5,11 @@ import (
 	"unicode/utf8"
 )
 
-// jparser is a minimal strict RFC 8259 scanner over b, the fast path of
-// decodeClaims and checkHeaderText. go-jose's JSON package, with a lexical
-// scan for what it lacks, is the reference both are fuzzed against
-// (reference_test.go).
+// jparser is a minimal strict RFC 8259 scanner over b: it decodes the
+// claims (decodeClaims), checks the protected header's text
+// (decodeHeader) and reads the header and the jwk (eachMember). go-jose's
+// JSON package, with a lexical scan for what it lacks, is the reference
+// they are fuzzed against (reference_test.go, reference_jws_test.go).
 type jparser struct {
 	b []byte
 	i int

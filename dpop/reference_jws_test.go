@@ -16,8 +16,8 @@ import (
 // jwk, and verifies the signature, as verifyJWS did before issue #18.
 // verifyJWS must agree with it on every proof (FuzzVerifyJWS,
 // TestVerifyJWSProperty) except where go-jose refuses what spec/FORMAT.md
-// accepts, or accepts what it refuses (goJoseDiffers, and the tables of
-// TestGoJoseRefusesWhatSpecAccepts and TestSpecRefusesWhatGoJoseAccepts).
+// accepts, or accepts what it refuses (goJoseDiffers, the table of
+// TestGoJoseDiffers, and TestCoordinateNewline), where the spec wins.
 
 // referenceVerifyJWS is verifyJWS by go-jose.
 func referenceVerifyJWS(proof string, st *settings) (*jose.JSONWebKey, []byte, *Error) {
