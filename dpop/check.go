@@ -156,7 +156,7 @@ func checkClaims(k *publicKey, c *claims, iat int64, exp *Expectations, st *sett
 	if e := checkBinding(c, exp); e != nil {
 		return nil, e
 	}
-	jkt := k.thumbprint()
+	jkt := k.Thumbprint()
 	if exp.Thumbprint != "" && subtle.ConstantTimeCompare([]byte(jkt), []byte(exp.Thumbprint)) != 1 {
 		return nil, refuse(CheckJKT, "key thumbprint does not match")
 	}
@@ -218,12 +218,12 @@ func (k *publicKey) verify(input, sig string) bool {
 	if n, err := base64.RawURLEncoding.Decode(raw[:], []byte(sig)); err != nil || n != len(raw) {
 		return false
 	}
-	if k.ed != nil {
-		return ed25519.Verify(k.ed, []byte(input), raw[:])
+	if k.Ed != nil {
+		return ed25519.Verify(k.Ed, []byte(input), raw[:])
 	}
 	digest := sha256.Sum256([]byte(input))
 	r, s := new(big.Int).SetBytes(raw[:32]), new(big.Int).SetBytes(raw[32:])
-	return ecdsa.Verify(k.ec, digest[:], r, s)
+	return ecdsa.Verify(k.EC, digest[:], r, s)
 }
 
 // checkRequest compares the proof's htm and htu with the expected ones

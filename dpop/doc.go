@@ -71,7 +71,9 @@
 // of step 2 by a small strict JSON scanner, and read by the same scanner
 // ("typ", "alg" and "jwk", member names compared after unescaping, other
 // members skipped whatever their values); the jwk's key is built as §4.4
-// says (other jwk members ignored); the signature is checked by
+// says (other jwk members ignored) by internal/jwk, the parser package key
+// uses for the rebinding JWKs of tickets, on internal/strictjson, the
+// scanner; the signature is checked by
 // crypto/ecdsa (either form of s) or crypto/ed25519; the claims are
 // decoded by the same scanner. go-jose is the reference for all of it, not
 // the implementation: it decodes the header and jwk through reflection,

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/tickettool/tickettool/internal/strictjson"
 )
 
 // checkShape is the syntax check that precedes parsing: one compact JWS,
@@ -82,7 +84,7 @@ func checkHeader(enc string, buf []byte, allowed []jose.SignatureAlgorithm) (hea
 		return h, "", e
 	}
 	var forbidden []byte
-	ok := eachMember(b, func(name, v []byte) bool {
+	ok := strictjson.EachMember(b, func(name, v []byte) bool {
 		switch string(name) {
 		case "crit", "b64":
 			forbidden = name
@@ -102,10 +104,10 @@ func checkHeader(enc string, buf []byte, allowed []jose.SignatureAlgorithm) (hea
 	if !ok { // not reached: decodeHeader
 		return h, "", refuse(CheckSyntax, "header is not strict json")
 	}
-	if typ, ok := stringValue(h.typ); !ok || string(typ) != typDPoP {
+	if typ, ok := strictjson.StringValue(h.typ); !ok || string(typ) != typDPoP {
 		return h, "", refuse(CheckTyp, "not dpop+jwt")
 	}
-	name, _ := stringValue(h.alg)
+	name, _ := strictjson.StringValue(h.alg)
 	var alg jose.SignatureAlgorithm
 	switch string(name) {
 	case string(jose.ES256):
@@ -117,17 +119,6 @@ func checkHeader(enc string, buf []byte, allowed []jose.SignatureAlgorithm) (hea
 		return h, "", refuse(CheckAlg, "not on the allow-list")
 	}
 	return h, alg, nil
-}
-
-// stringValue returns the unescaped contents of v when v is the text of
-// one JSON string.
-func stringValue(v []byte) ([]byte, bool) {
-	if len(v) == 0 || v[0] != '"' {
-		return nil, false
-	}
-	p := jparser{b: v}
-	s, ok := p.str()
-	return s, ok && p.i == len(v)
 }
 
 func algAllowed(alg jose.SignatureAlgorithm, allowed []jose.SignatureAlgorithm) bool {
@@ -150,10 +141,10 @@ func neverAllowed(alg jose.SignatureAlgorithm) bool {
 
 // decodeHeader decodes the protected header enc (canonical base64url,
 // by checkShape) into buf, or a new buffer when buf is too small, and
-// holds the text to the lexical rules of spec/FORMAT.md §4.5 step 2: one
-// JSON object in valid UTF-8, without lone surrogate escapes, no value
-// nested deeper than maxJSONDepth, no object with two members named alike
-// (compared after unescaping) at any depth.
+// holds the text to the lexical rules of spec/FORMAT.md §4.5 step 2
+// (strictjson.Object): one JSON object in valid UTF-8, without lone
+// surrogate escapes, no value nested deeper than maxJSONDepth, no object
+// with two members named alike (compared after unescaping) at any depth.
 func decodeHeader(enc string, buf []byte) ([]byte, *Error) {
 	if m := base64.RawURLEncoding.DecodedLen(len(enc)); m > len(buf) {
 		buf = make([]byte, m)
@@ -162,13 +153,7 @@ func decodeHeader(enc string, buf []byte) ([]byte, *Error) {
 	if err != nil {
 		return nil, refuse(CheckSyntax, "malformed jws")
 	}
-	p := jparser{b: buf[:n], dups: true}
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' || !p.skip(0) {
-		return nil, refuse(CheckSyntax, "header is not strict json")
-	}
-	p.ws()
-	if p.i != len(p.b) {
+	if !strictjson.Object(buf[:n]) {
 		return nil, refuse(CheckSyntax, "header is not strict json")
 	}
 	return buf[:n], nil

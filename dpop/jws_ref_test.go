@@ -43,8 +43,8 @@ func agreeJWS(t fataler, proof string, algs []jose.SignatureAlgorithm) {
 		if !publicEqual(k, rk) {
 			t.Fatalf("key %v, go-jose %v", k.jose().Key, rk.Key)
 		}
-		if ref, err := joseThumbprint(rk); err != nil || ref != k.thumbprint() {
-			t.Fatalf("thumbprint %s, go-jose %s (%v)", k.thumbprint(), ref, err)
+		if ref, err := joseThumbprint(rk); err != nil || ref != k.Thumbprint() {
+			t.Fatalf("thumbprint %s, go-jose %s (%v)", k.Thumbprint(), ref, err)
 		}
 		return
 	}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/tickettool/tickettool/internal/jwk"
 	"github.com/tickettool/tickettool/internal/randsrc"
+	"github.com/tickettool/tickettool/internal/strictjson"
 	"github.com/tickettool/tickettool/key"
 )
 
@@ -123,16 +125,16 @@ func embedsPublicJWK(compact string) bool {
 	if e != nil {
 		return false
 	}
-	var jwk []byte
-	eachMember(b, func(name, v []byte) bool {
+	var hdrJWK []byte
+	strictjson.EachMember(b, func(name, v []byte) bool {
 		if string(name) == "jwk" {
-			jwk = v
+			hdrJWK = v
 		}
 		return true
 	})
 	public := true
-	isObject := eachMember(jwk, func(name, _ []byte) bool {
-		public = !privateMember(name)
+	isObject := strictjson.EachMember(hdrJWK, func(name, _ []byte) bool {
+		public = !jwk.Private(name)
 		return public
 	})
 	return isObject && public

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	ijwk "github.com/tickettool/tickettool/internal/jwk"
 	"github.com/tickettool/tickettool/key"
 	"os"
 	"runtime"
@@ -113,16 +114,16 @@ func checkByReference(proof string, exp *Expectations, st *settings, now time.Ti
 
 // fromJose is the publicKey of a key go-jose parsed.
 func fromJose(jwk *jose.JSONWebKey) *publicKey {
-	k := &publicKey{alg: jose.SignatureAlgorithm(jwk.Algorithm)}
+	k := &publicKey{alg: jose.SignatureAlgorithm(jwk.Algorithm), Key: new(ijwk.Key)}
 	switch pub := jwk.Key.(type) {
 	case *ecdsa.PublicKey:
 		raw, _ := pub.Bytes()
-		copy(k.x[:], raw[1:33])
-		copy(k.y[:], raw[33:])
-		k.ec = pub
+		copy(k.X[:], raw[1:33])
+		copy(k.Y[:], raw[33:])
+		k.EC = pub
 	case ed25519.PublicKey:
-		copy(k.x[:], pub)
-		k.ed = pub
+		copy(k.X[:], pub)
+		k.Ed = pub
 	}
 	return k
 }

@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/tickettool/tickettool/internal/jwk"
 	"pgregory.net/rapid"
 )
 
 // thumbprintBoth returns the fast thumbprint and go-jose's of the public
 // key made from seed (P-256 when ec, else Ed25519).
 func thumbprintBoth(t testing.TB, seed []byte, ec bool) (string, string) {
-	var k publicKey
+	k := publicKey{Key: new(jwk.Key)}
 	var pub any
 	if ec {
 		priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), seed)
@@ -24,19 +26,19 @@ func thumbprintBoth(t testing.TB, seed []byte, ec bool) (string, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		copy(k.x[:], raw[1:33])
-		copy(k.y[:], raw[33:])
-		k.alg, k.ec, pub = jose.ES256, &priv.PublicKey, &priv.PublicKey
+		copy(k.X[:], raw[1:33])
+		copy(k.Y[:], raw[33:])
+		k.alg, k.EC, pub = jose.ES256, &priv.PublicKey, &priv.PublicKey
 	} else {
-		k.ed = ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
-		copy(k.x[:], k.ed)
-		k.alg, pub = jose.EdDSA, k.ed
+		k.Ed = ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+		copy(k.X[:], k.Ed)
+		k.alg, pub = jose.EdDSA, k.Ed
 	}
 	ref, err := joseThumbprint(&jose.JSONWebKey{Key: pub})
 	if err != nil {
 		t.Fatalf("go-jose: %v", err)
 	}
-	return k.thumbprint(), ref
+	return k.Thumbprint(), ref
 }
 
 // TestThumbprintIsGoJose: the hand-written RFC 7638 thumbprint is
