@@ -1,5 +1,7 @@
 package dpop
 
+import "github.com/tickettool/tickettool/internal/strictjson"
+
 // claims are the DPoP proof claims of RFC 9449 §4.2 that Verify reads.
 type claims struct {
 	JTI, HTM, HTU, Nonce, ATH string
@@ -40,28 +42,28 @@ const (
 // decoder does not save time; nor does it cost more than the rest of Verify:
 // this parser is under 1% of Verify, go-jose's would be about 6%.)
 func decodeClaims(payload []byte) (*claims, int64, *Error) {
-	p := jparser{b: payload, dups: true}
+	p := strictjson.Scanner{B: payload, Dups: true}
 	var c claims
 	var seen int
-	var others memberSet
+	var others strictjson.MemberSet
 	bad := func(reason string) (*claims, int64, *Error) { return nil, 0, refuse(CheckClaims, reason) }
-	p.ws()
-	if !p.eat('{') {
+	p.WS()
+	if !p.Eat('{') {
 		return bad("payload is not a json object")
 	}
-	p.ws()
-	if !p.eat('}') {
+	p.WS()
+	if !p.Eat('}') {
 		for {
-			p.ws()
-			key, ok := p.str()
+			p.WS()
+			key, ok := p.Str()
 			if !ok {
 				return bad("malformed json")
 			}
-			p.ws()
-			if !p.eat(':') {
+			p.WS()
+			if !p.Eat(':') {
 				return bad("malformed json")
 			}
-			p.ws()
+			p.WS()
 			bit, dst := c.member(string(key)) // no allocation for the switch
 			if bit != 0 {
 				if seen&bit != 0 {
@@ -69,7 +71,7 @@ func decodeClaims(payload []byte) (*claims, int64, *Error) {
 				}
 				seen |= bit
 				if bit == mIAT {
-					raw, ok := p.number()
+					raw, ok := p.Number()
 					if !ok {
 						return bad("iat is not a json number")
 					}
@@ -77,32 +79,32 @@ func decodeClaims(payload []byte) (*claims, int64, *Error) {
 						return bad("iat is not an integer number of seconds in range")
 					}
 				} else {
-					v, ok := p.str()
+					v, ok := p.Str()
 					if !ok {
 						return bad(string(key) + " is not a json string")
 					}
 					*dst = string(v)
 				}
 			} else {
-				if !others.add(string(key)) {
+				if !others.Add(string(key)) {
 					return bad("duplicate member")
 				}
-				if !p.skip(1) {
+				if !p.Skip(1) {
 					return bad("malformed json")
 				}
 			}
-			p.ws()
-			if p.eat(',') {
+			p.WS()
+			if p.Eat(',') {
 				continue
 			}
-			if p.eat('}') {
+			if p.Eat('}') {
 				break
 			}
 			return bad("malformed json")
 		}
 	}
-	p.ws()
-	if p.i != len(p.b) {
+	p.WS()
+	if p.I != len(p.B) {
 		return bad("data after the claims object")
 	}
 	if reason := c.complete(seen); reason != "" {

@@ -1,14 +1,12 @@
 package dpop
 
 import (
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"encoding/base64"
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
-	josejson "github.com/go-jose/go-jose/v4/json"
+
+	"github.com/tickettool/tickettool/internal/strictjson"
 )
 
 // checkShape is the syntax check that precedes parsing: one compact JWS,
@@ -66,40 +64,62 @@ func canonicalB64Len(s string) bool {
 	return true
 }
 
-// checkHeader runs the typ, alg and jwk checks on a protected header that
-// go-jose has parsed, and returns the key and algorithm.
-func checkHeader(h *jose.Header, allowed []jose.SignatureAlgorithm) (*jose.JSONWebKey, jose.SignatureAlgorithm, *Error) {
-	for _, name := range forbiddenHeaders {
-		if _, ok := h.ExtraHeaders[name]; ok {
-			return nil, "", refuse(CheckSyntax, "header parameter "+string(name)+" not supported")
-		}
-	}
-	if typ, ok := h.ExtraHeaders[jose.HeaderType].(string); !ok || typ != typDPoP {
-		return nil, "", refuse(CheckTyp, "not dpop+jwt")
-	}
-	alg := jose.SignatureAlgorithm(h.Algorithm)
-	if !algAllowed(alg, allowed) {
-		return nil, "", refuse(CheckAlg, "not on the allow-list")
-	}
-	jwk := h.JSONWebKey
-	if jwk == nil {
-		return nil, "", refuse(CheckJWK, "missing")
-	}
-	if !jwk.Valid() || !jwk.IsPublic() {
-		return nil, "", refuse(CheckJWK, "not a public key")
-	}
-	if !keyMatchesAlg(jwk.Key, alg) {
-		return nil, "", refuse(CheckJWK, "key type does not match alg")
-	}
-	if jwk.Algorithm != "" && jwk.Algorithm != string(alg) {
-		return nil, "", refuse(CheckJWK, "key alg member does not match header alg")
-	}
-	return jwk, alg, nil
+// header is what steps 2–5 of spec/FORMAT.md §4.5 read from a protected
+// header: the texts of the values of "typ", "alg" and "jwk" (nil when
+// absent), slices of the decoded header.
+type header struct {
+	typ, alg, jwk []byte
 }
 
-// forbiddenHeaders are header parameters that would change how the
-// signature is computed or checked; no DPoP proof needs them.
-var forbiddenHeaders = [...]jose.HeaderKey{"crit", "b64"}
+// checkHeader decodes the protected header enc (canonical base64url, by
+// checkShape) into buf, or a larger buffer when it does not fit, holds it
+// to the lexical rules of step 2 (decodeHeader), refuses "crit" and
+// "b64" whatever their values, and runs the typ and alg checks (steps 3 and 4). Member names are
+// compared after unescaping; other members are skipped, whatever their
+// values (spec/FORMAT.md §4.5 names no others).
+func checkHeader(enc string, buf []byte, allowed []jose.SignatureAlgorithm) (header, jose.SignatureAlgorithm, *Error) {
+	var h header
+	b, e := decodeHeader(enc, buf)
+	if e != nil {
+		return h, "", e
+	}
+	var forbidden []byte
+	ok := strictjson.EachMember(b, func(name, v []byte) bool {
+		switch string(name) {
+		case "crit", "b64":
+			forbidden = name
+			return false
+		case "typ":
+			h.typ = v
+		case "alg":
+			h.alg = v
+		case "jwk":
+			h.jwk = v
+		}
+		return true
+	})
+	if forbidden != nil {
+		return h, "", refuse(CheckSyntax, "header parameter "+string(forbidden)+" not supported")
+	}
+	if !ok { // not reached: decodeHeader
+		return h, "", refuse(CheckSyntax, "header is not strict json")
+	}
+	if typ, ok := strictjson.StringValue(h.typ); !ok || string(typ) != typDPoP {
+		return h, "", refuse(CheckTyp, "not dpop+jwt")
+	}
+	name, _ := strictjson.StringValue(h.alg)
+	var alg jose.SignatureAlgorithm
+	switch string(name) {
+	case string(jose.ES256):
+		alg = jose.ES256
+	case string(jose.EdDSA):
+		alg = jose.EdDSA
+	}
+	if !algAllowed(alg, allowed) {
+		return h, "", refuse(CheckAlg, "not on the allow-list")
+	}
+	return h, alg, nil
+}
 
 func algAllowed(alg jose.SignatureAlgorithm, allowed []jose.SignatureAlgorithm) bool {
 	if neverAllowed(alg) {
@@ -119,104 +139,29 @@ func neverAllowed(alg jose.SignatureAlgorithm) bool {
 	return alg == "" || strings.EqualFold(string(alg), "none") || strings.HasPrefix(strings.ToUpper(string(alg)), "HS")
 }
 
-// keyMatchesAlg reports whether a public key has the type alg needs.
-func keyMatchesAlg(key any, alg jose.SignatureAlgorithm) bool {
-	switch alg {
-	case jose.ES256:
-		k, ok := key.(*ecdsa.PublicKey)
-		return ok && k != nil && k.Curve == elliptic.P256()
-	case jose.EdDSA:
-		k, ok := key.(ed25519.PublicKey)
-		return ok && len(k) == ed25519.PublicKeySize
-	}
-	return false
-}
-
-// privateMembers are JWK members that hold private or symmetric key
-// material (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2).
-var privateMembers = [...]string{"d", "p", "q", "dp", "dq", "qi", "oth", "k", "priv"}
-
-// diagnose names the check that failed when go-jose refused to parse a
-// proof that passed checkShape. It walks the header checks in the same
-// order as the success path, so the reported check does not depend on
-// go-jose internals; anything else is a syntax error.
-func diagnose(proof string, allowed []jose.SignatureAlgorithm) *Error {
-	enc, _, _ := strings.Cut(proof, ".")
-	raw, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil {
-		return refuse(CheckSyntax, "header is not base64url")
-	}
-	var hdr map[string]josejson.RawMessage
-	if err := josejson.Unmarshal(raw, &hdr); err != nil || hdr == nil {
-		return refuse(CheckSyntax, "header is not a json object without duplicate members")
-	}
-	for _, name := range forbiddenHeaders {
-		if _, ok := hdr[string(name)]; ok {
-			return refuse(CheckSyntax, "header parameter "+string(name)+" not supported")
-		}
-	}
-	var typ, alg string
-	if josejson.Unmarshal(hdr["typ"], &typ) != nil || typ != typDPoP {
-		return refuse(CheckTyp, "not dpop+jwt")
-	}
-	if josejson.Unmarshal(hdr["alg"], &alg) != nil || !algAllowed(jose.SignatureAlgorithm(alg), allowed) {
-		return refuse(CheckAlg, "not on the allow-list")
-	}
-	rawKey, ok := hdr["jwk"]
-	if !ok {
-		return refuse(CheckJWK, "missing")
-	}
-	var members map[string]josejson.RawMessage
-	if err := josejson.Unmarshal(rawKey, &members); err != nil || members == nil {
-		return refuse(CheckJWK, "not a json object without duplicate members")
-	}
-	for _, m := range privateMembers {
-		if _, ok := members[m]; ok {
-			return refuse(CheckJWK, "contains private or symmetric key material")
-		}
-	}
-	var jwk jose.JSONWebKey
-	if err := jwk.UnmarshalJSON(rawKey); err != nil {
-		return refuse(CheckJWK, "invalid key")
-	}
-	if !jwk.Valid() || !jwk.IsPublic() {
-		return refuse(CheckJWK, "not a public key")
-	}
-	if !keyMatchesAlg(jwk.Key, jose.SignatureAlgorithm(alg)) {
-		return refuse(CheckJWK, "key type does not match alg")
-	}
-	if jwk.Algorithm != "" && jwk.Algorithm != alg {
-		return refuse(CheckJWK, "key alg member does not match header alg")
-	}
-	return refuse(CheckSyntax, "malformed jws")
-}
-
-// checkHeaderText holds the protected header to the payload's lexical
-// rules (spec/FORMAT.md §4.5 step 2) before go-jose decodes it: one JSON
-// object in valid UTF-8, without lone surrogate escapes, no value nested
-// deeper than maxJSONDepth, no object with two members named alike.
-// go-jose's decoder would replace invalid UTF-8 and lone surrogates with
-// U+FFFD and accept any depth, which a second implementation's strict
-// decoder would not, and it skips the unknown members of the jwk
-// unchecked (TestGoJoseLacks). enc is canonical base64url (checkShape).
-func checkHeaderText(enc string) *Error {
-	var small [512]byte // a usual header is about 200 bytes
-	buf := small[:]
+// decodeHeader decodes the protected header enc (canonical base64url,
+// by checkShape) into buf, or a new buffer when buf is too small, and
+// holds the text to the lexical rules of spec/FORMAT.md §4.5 step 2
+// (strictjson.Object): one JSON object in valid UTF-8, without lone
+// surrogate escapes, no value nested deeper than maxJSONDepth, no object
+// with two members named alike (compared after unescaping) at any depth.
+func decodeHeader(enc string, buf []byte) ([]byte, *Error) {
 	if m := base64.RawURLEncoding.DecodedLen(len(enc)); m > len(buf) {
 		buf = make([]byte, m)
 	}
 	n, err := base64.RawURLEncoding.Decode(buf, []byte(enc))
 	if err != nil {
-		return refuse(CheckSyntax, "malformed jws")
+		return nil, refuse(CheckSyntax, "malformed jws")
 	}
-	p := jparser{b: buf[:n], dups: true}
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' || !p.skip(0) {
-		return refuse(CheckSyntax, "header is not strict json")
+	if !strictjson.Object(buf[:n]) {
+		return nil, refuse(CheckSyntax, "header is not strict json")
 	}
-	p.ws()
-	if p.i != len(p.b) {
-		return refuse(CheckSyntax, "header is not strict json")
-	}
-	return nil
+	return buf[:n], nil
+}
+
+// checkHeaderText is decodeHeader alone: the lexical rules of step 2.
+func checkHeaderText(enc string) *Error {
+	var small [512]byte
+	_, e := decodeHeader(enc, small[:])
+	return e
 }

@@ -1,63 +1,51 @@
 package dpop
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/tickettool/tickettool/internal/jwk"
 	"github.com/tickettool/tickettool/key"
 )
 
-// thumbprint returns the RFC 7638 SHA-256 thumbprint of a proof's public
-// JWK, base64url without padding (the "jkt" of RFC 9449 §6.1), the form
-// key.HolderPublic.Thumbprint returns. For the two key types a proof can
-// carry (checkHeader allows no other), it hashes the required members in
-// lexicographic order (RFC 7638 §3.2: crv, kty, x, y for EC; crv, kty, x
-// for OKP) from one stack buffer: go-jose's Thumbprint re-encodes the
-// coordinates through math/big and its JSON encoder (19 allocations, a
-// few µs of a proof check; issue #18 counts every one). go-jose stays the
-// reference: TestThumbprintIsGoJose and FuzzThumbprint hold the two to
-// one answer, and any other key falls back to it.
-func thumbprint(jwk *jose.JSONWebKey) (string, error) {
-	var buf [128]byte
-	var b []byte
-	switch k := jwk.Key.(type) {
-	case *ecdsa.PublicKey:
-		raw, err := k.Bytes()
-		if err != nil || k.Curve != elliptic.P256() || len(raw) != 65 {
-			return joseThumbprint(jwk)
-		}
-		b = append(buf[:0], `{"crv":"P-256","kty":"EC","x":"`...)
-		b = base64.RawURLEncoding.AppendEncode(b, raw[1:33])
-		b = append(b, `","y":"`...)
-		b = base64.RawURLEncoding.AppendEncode(b, raw[33:])
-	case ed25519.PublicKey:
-		if len(k) != ed25519.PublicKeySize {
-			return joseThumbprint(jwk)
-		}
-		b = append(buf[:0], `{"crv":"Ed25519","kty":"OKP","x":"`...)
-		b = base64.RawURLEncoding.AppendEncode(b, k)
-	default:
-		return joseThumbprint(jwk)
-	}
-	b = append(b, `"}`...)
-	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
+// publicKey is the key of a proof's jwk, with the header's alg.
+type publicKey struct {
+	alg jose.SignatureAlgorithm
+	*jwk.Key
 }
 
-// joseThumbprint is go-jose's RFC 7638 thumbprint, base64url.
-func joseThumbprint(jwk *jose.JSONWebKey) (string, error) {
-	sum, err := jwk.Thumbprint(crypto.SHA256)
-	if err != nil {
-		return "", errors.New("dpop: cannot compute thumbprint")
+// parseJWK builds the public key of a proof's jwk, the text v of a JSON
+// value already held to the lexical rules of step 2 (spec/FORMAT.md §4.5
+// step 5): a public JWK as §4.4 defines it (internal/jwk, the parser
+// package key uses for rebinding JWKs too) of the type alg needs, EC P-256
+// for ES256 and OKP Ed25519 for EdDSA. A nil v is a missing jwk.
+func parseJWK(v []byte, alg jose.SignatureAlgorithm) (*publicKey, *Error) {
+	if v == nil {
+		return nil, refuse(CheckJWK, "missing")
 	}
-	return base64.RawURLEncoding.EncodeToString(sum), nil
+	k, err := jwk.Parse(v)
+	switch {
+	case err == jwk.ErrNotObject:
+		return nil, refuse(CheckJWK, "not a json object")
+	case err == jwk.ErrPrivate:
+		return nil, refuse(CheckJWK, "contains private or symmetric key material")
+	case err == jwk.ErrAlg:
+		return nil, refuse(CheckJWK, "key alg member does not match its type")
+	case err != nil:
+		return nil, refuse(CheckJWK, "invalid key")
+	case k.Alg != string(alg):
+		return nil, refuse(CheckJWK, "key type does not match alg")
+	}
+	return &publicKey{alg: alg, Key: k}, nil
+}
+
+// jose returns the key as [Proof.Key] holds it.
+func (k *publicKey) jose() *jose.JSONWebKey {
+	if k.EC != nil {
+		return &jose.JSONWebKey{Key: k.EC, Algorithm: string(k.alg)}
+	}
+	return &jose.JSONWebKey{Key: k.Ed, Algorithm: string(k.alg)}
 }
 
 // holderSigner is a key.Holder as go-jose's OpaqueSigner: Make's JWS is

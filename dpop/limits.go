@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/tickettool/tickettool/internal/strictjson"
 )
 
 // Limits and defaults. All numeric policy of the package lives here.
@@ -38,11 +40,7 @@ const (
 
 	// maxJSONDepth bounds the nesting of JSON values in the header and the
 	// claims (spec/FORMAT.md §4.5): 32 levels of objects and arrays.
-	maxJSONDepth = 32
-
-	// smallMemberSet is how many unknown claim names are checked for
-	// duplicates by a linear scan before a map is used instead.
-	smallMemberSet = 16
+	maxJSONDepth = strictjson.MaxDepth
 
 	// maxEcho bounds how much of a caller- or attacker-supplied value
 	// (htm, htu) an error message quotes.

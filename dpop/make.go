@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	josejson "github.com/go-jose/go-jose/v4/json"
 
+	"github.com/tickettool/tickettool/internal/jwk"
 	"github.com/tickettool/tickettool/internal/randsrc"
+	"github.com/tickettool/tickettool/internal/strictjson"
 	"github.com/tickettool/tickettool/key"
 )
 
@@ -117,20 +118,24 @@ func Make(holder *key.Holder, method, uri string, opts MakeOptions) (string, err
 // it never publishes key material, whatever the signer embedded.
 func embedsPublicJWK(compact string) bool {
 	enc, _, _ := strings.Cut(compact, ".")
-	raw, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil {
+	if checkShape(compact) != nil {
 		return false
 	}
-	var hdr struct {
-		JWK map[string]josejson.RawMessage `json:"jwk"`
-	}
-	if josejson.Unmarshal(raw, &hdr) != nil || hdr.JWK == nil {
+	b, e := decodeHeader(enc, nil)
+	if e != nil {
 		return false
 	}
-	for _, m := range privateMembers {
-		if _, ok := hdr.JWK[m]; ok {
-			return false
+	var hdrJWK []byte
+	strictjson.EachMember(b, func(name, v []byte) bool {
+		if string(name) == "jwk" {
+			hdrJWK = v
 		}
-	}
-	return true
+		return true
+	})
+	public := true
+	isObject := strictjson.EachMember(hdrJWK, func(name, _ []byte) bool {
+		public = !jwk.Private(name)
+		return public
+	})
+	return isObject && public
 }

@@ -1,9 +1,12 @@
 package dpop
 
 import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
 	"github.com/tickettool/tickettool/internal/fixedkey"
+	ijwk "github.com/tickettool/tickettool/internal/jwk"
 	"github.com/tickettool/tickettool/key"
 	"os"
 	"runtime"
@@ -50,6 +53,11 @@ func TestPairs(t *testing.T) {
 				t.Fatal(e)
 			}
 		}
+		ref := func() {
+			if _, e := checkByReference(proof, &exp, &st, now); e != nil {
+				t.Fatal(e)
+			}
+		}
 		bare := func() { bareGoJose(t, proof) }
 		for _, c := range []struct {
 			name string
@@ -58,6 +66,8 @@ func TestPairs(t *testing.T) {
 			{"main Check / bare go-jose", bare, hand},
 			{"go-jose JSON Check / bare go-jose", bare, lib},
 			{"go-jose JSON Check / main Check", hand, lib},
+			{"go-jose JWS Check / main Check", hand, ref},
+			{"go-jose JWS Check / bare go-jose", bare, ref},
 		} {
 			report(t, alg+": "+c.name, c.a, c.b, pairs)
 		}
@@ -86,6 +96,36 @@ func checkByGoJose(proof string, exp *Expectations, st *settings, now time.Time)
 		return nil, e
 	}
 	return checkClaims(jwk, c, iat, exp, st, now)
+}
+
+// checkByReference is check with the JWS checked by go-jose
+// (referenceVerifyJWS), as before issue #18.
+func checkByReference(proof string, exp *Expectations, st *settings, now time.Time) (*Proof, *Error) {
+	jwk, payload, e := referenceVerifyJWS(proof, st)
+	if e != nil {
+		return nil, e
+	}
+	c, iat, e := decodeClaims(payload)
+	if e != nil {
+		return nil, e
+	}
+	return checkClaims(fromJose(jwk), c, iat, exp, st, now)
+}
+
+// fromJose is the publicKey of a key go-jose parsed.
+func fromJose(jwk *jose.JSONWebKey) *publicKey {
+	k := &publicKey{alg: jose.SignatureAlgorithm(jwk.Algorithm), Key: new(ijwk.Key)}
+	switch pub := jwk.Key.(type) {
+	case *ecdsa.PublicKey:
+		raw, _ := pub.Bytes()
+		copy(k.X[:], raw[1:33])
+		copy(k.Y[:], raw[33:])
+		k.EC = pub
+	case ed25519.PublicKey:
+		copy(k.X[:], pub)
+		k.Ed = pub
+	}
+	return k
 }
 
 // bareGoJose is go-jose's own proof check: parse, verify with the

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"strings"
 
 	"github.com/go-jose/go-jose/v4"
 
@@ -228,8 +227,3 @@ func jwsName(a Alg) string {
 func algMatches(jwkAlg string, want Alg) bool {
 	return jwkAlg == "" || jwkAlg == jwsName(want)
 }
-
-// privateMembers are the JWK members that hold private or symmetric key
-// material (RFC 7518 §6.2.2, §6.3.2, §6.4.1, RFC 8037 §2; "priv" of other
-// key types).
-var privateMembers = strings.Fields("d p q dp dq qi oth k priv")

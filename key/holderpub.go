@@ -11,7 +11,9 @@ import (
 	"math/big"
 
 	"github.com/go-jose/go-jose/v4"
-	josejson "github.com/go-jose/go-jose/v4/json"
+
+	"github.com/tickettool/tickettool/internal/jwk"
+	"github.com/tickettool/tickettool/internal/strictjson"
 )
 
 // HolderPublic is a holder's public key: an EC P-256 or OKP Ed25519 public
@@ -26,32 +28,25 @@ type HolderPublic struct {
 
 var errPublicJWK = fmt.Errorf("%w: not a public holder jwk (EC P-256 or OKP Ed25519)", ErrMalformed)
 
-// ParseHolderPublic decodes a public JWK (EC P-256 or OKP Ed25519). It
-// refuses a JWK with any private or symmetric member, duplicate members,
-// or an "alg" that does not match the key type. Errors never quote the
-// input.
+// ParseHolderPublic decodes a public JWK (EC P-256 or OKP Ed25519) as
+// spec/FORMAT.md §4.4 defines it, by the parser package dpop uses for a
+// proof's jwk (internal/jwk): a JSON object held to the lexical rules of
+// §4.5 step 2 (valid UTF-8, no lone surrogate escapes, nesting at most 32,
+// no two members of one object named alike at any depth), without any
+// private or symmetric member, with an "alg", if present, that matches
+// the key type; other members are ignored. Errors never quote the input.
 func ParseHolderPublic(jwkJSON []byte) (*HolderPublic, error) {
-	if len(jwkJSON) > MaxFileBytes {
+	if len(jwkJSON) > MaxFileBytes || !strictjson.Object(jwkJSON) {
 		return nil, errPublicJWK
 	}
-	var members map[string]josejson.RawMessage
-	if err := josejson.Unmarshal(jwkJSON, &members); err != nil || members == nil {
+	k, err := jwk.Parse(jwkJSON)
+	if err != nil {
 		return nil, errPublicJWK
 	}
-	for _, m := range privateMembers {
-		if _, ok := members[m]; ok {
-			return nil, errPublicJWK
-		}
+	if k.EC != nil {
+		return newHolderPublic(k.EC)
 	}
-	var jwk jose.JSONWebKey
-	if err := jwk.UnmarshalJSON(jwkJSON); err != nil || !jwk.Valid() || !jwk.IsPublic() {
-		return nil, errPublicJWK
-	}
-	hp, err := newHolderPublic(jwk.Key)
-	if err != nil || !algMatches(jwk.Algorithm, hp.alg) {
-		return nil, errPublicJWK
-	}
-	return hp, nil
+	return newHolderPublic(k.Ed)
 }
 
 // newHolderPublic wraps a P-256 *ecdsa.PublicKey or an ed25519.PublicKey.
