@@ -73,4 +73,3 @@ func TestMaxApprovals(t *testing.T) {
 
 // approverKey is an Ed25519 approver for approvalValue.
 func approverKey(t testing.TB) *key.Signing { return edKey(t, "lead") }
-

@@ -65,8 +65,8 @@ func (t *Ticket) setBlock(i int, w wire.Block, cavs []caveat.Caveat, raw []byte,
 			return malformed(0, "unknown or missing mode")
 		}
 		b.KeyID = w.KeyID
-		if err := checkKeyID(b.KeyID); err != nil {
-			return malformed(0, err.Error()[len("token: "):])
+		if reason := keyIDProblem(b.KeyID); reason != "" {
+			return malformed(0, reason)
 		}
 		if len(b.TicketID) != TicketIDBytes {
 			return malformed(0, "ticket id must be 16 bytes")

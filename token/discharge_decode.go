@@ -120,8 +120,8 @@ func checkDischargeCaveats(cavs []caveat.Caveat) error {
 // id follows): the ticket's rule, 1 to MaxKeyIDBytes bytes 0x21..0x7E, and
 // no '+'.
 func checkApproverID(id string) error {
-	if err := checkKeyID(id); err != nil {
-		return errors.New(err.Error()[len("token: "):])
+	if reason := keyIDProblem(id); reason != "" {
+		return errors.New(reason)
 	}
 	if strings.IndexByte(id, '+') >= 0 {
 		return errors.New("key id must not contain '+'")

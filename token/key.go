@@ -35,20 +35,21 @@ func algOfMode(m uint64) key.Alg {
 	return 0
 }
 
-// checkKeyID is the wire rule for block 0's key id (spec/FORMAT.md §3):
-// 1 to MaxKeyIDBytes bytes 0x21..0x7E. Package key's rule for the ids of
-// keys is that and no '+'; a ticket naming an id no key can have decodes,
-// and no key verifies it.
-func checkKeyID(id string) error {
+// keyIDProblem returns why id breaks the wire rule for block 0's key id
+// (spec/FORMAT.md §3: 1 to MaxKeyIDBytes bytes 0x21..0x7E), or "". Package
+// key's rule for the ids of keys is that and no '+'; a ticket naming an id
+// no key can have decodes, and no key verifies it. The reason is a bare
+// phrase, to be placed in a malformed error.
+func keyIDProblem(id string) string {
 	if id == "" || len(id) > MaxKeyIDBytes {
-		return fmt.Errorf("token: key id must be 1 to %d bytes", MaxKeyIDBytes)
+		return fmt.Sprintf("key id must be 1 to %d bytes", MaxKeyIDBytes)
 	}
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c <= ' ' || c > '~' {
-			return fmt.Errorf("token: key id must be printable ASCII without spaces")
+			return "key id must be printable ASCII without spaces"
 		}
 	}
-	return nil
+	return ""
 }
 
 // Keyring maps key ids to the verifying keys of tickets. It is immutable
