@@ -64,6 +64,10 @@ const (
 	// discharge that lives longer (spec/FORMAT.md §7 step 6a).
 	maxApproveUntil = 24 * time.Hour
 
+	// maxDischarges bounds the discharges of one request (a verifier
+	// refuses more as malformed input).
+	maxDischarges = 8
+
 	// maxAnswerBytes bounds the answer read from the terminal.
 	maxAnswerBytes = 64
 )
