@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 			useTestTerminal()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
-		"fakemcp":    fakeMCP,
+		"fakemcp": fakeMCP,
 	})
 }
 
