@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -63,7 +64,8 @@ type Config struct {
 	// means DefaultGateTimeout.
 	GateTimeout time.Duration
 	// DischargeDir, when set, is where discharges for the ticket's
-	// approval caveats (issue #19) are dropped: every regular file named
+	// approval caveats (issue #19) are dropped (New makes the path
+	// absolute, for the approve commands it gives): every regular file named
 	// *.dis ([DischargeSuffix]), one discharge text per line. It is read
 	// anew for each call to a ticket with approval caveats, so a
 	// discharge dropped there counts from the next call on, without a
@@ -146,6 +148,11 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.DischargeDir != "" {
 		if fi, err := os.Stat(cfg.DischargeDir); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("mcp: discharge directory %s is not a directory", cfg.DischargeDir)
+		}
+		// The approve command a refusal gives runs wherever the person
+		// is: its paths must not depend on the proxy's directory.
+		if abs, err := filepath.Abs(cfg.DischargeDir); err == nil {
+			cfg.DischargeDir = abs
 		}
 	}
 	ticket := cfg.Ticket
