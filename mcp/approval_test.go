@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,4 +262,24 @@ func mustCalls(t testing.TB, n uint64) caveat.Caveat {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestCallArgs: the args digest covers params.arguments, and "{}" when
+// they are absent or null; arguments JCS cannot canonicalise give none.
+func TestCallArgs(t *testing.T) {
+	empty, _ := caveat.ArgsDigest([]byte("{}"))
+	obj, _ := caveat.ArgsDigest([]byte(`{"b":1,"a":"x"}`))
+	for _, tc := range []struct {
+		params map[string]json.RawMessage
+		want   []byte
+	}{
+		{map[string]json.RawMessage{}, empty},
+		{map[string]json.RawMessage{"arguments": json.RawMessage("null")}, empty},
+		{map[string]json.RawMessage{"arguments": json.RawMessage(`{"a":"x","b":1.0}`)}, obj},
+		{map[string]json.RawMessage{"arguments": json.RawMessage(`{"n":1e400}`)}, nil},
+	} {
+		if _, got := callArgs(tc.params); string(got) != string(tc.want) {
+			t.Errorf("callArgs(%s): %x, want %x", tc.params["arguments"], got, tc.want)
+		}
+	}
 }
