@@ -34,6 +34,8 @@ type pendingCall struct {
 	paths      []string
 	urls       []string
 	spec       ToolArgs
+	args       []byte      // params.arguments, "{}" when absent
+	digest     []byte      // the args digest of args; nil when it has none
 	known      bool        // the profile knows the tool
 	cancelled  atomic.Bool // the agent cancelled it before it was checked
 	modernForm bool
@@ -91,6 +93,7 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 			return nil, p.malformed(m, "params.arguments must be a JSON object without duplicate names")
 		}
 	}
+	c.args, c.digest = callArgs(params)
 	c.spec, c.known = p.cfg.Profile.Tools[c.name]
 	var err error
 	if c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args); err != nil {
@@ -129,9 +132,13 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 		Paths:    paths,
 		URLs:     c.urls,
 		Audience: p.cfg.Audience,
+		Args:     c.digest,
 	}
 	if len(req.Paths) == 0 {
 		req.Paths = nil
+	}
+	if len(st.approvals) > 0 && p.cfg.DischargeDir != "" {
+		req.Discharges = p.poolDischarges(st, c.digest, now)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
 	defer cancel()
@@ -145,6 +152,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 		return verdict{forward: true, decision: &d}
 	}
 	text := RefusalPrefix + refusalText(d.Refusals)
+	if ask := p.approvalText(st, d.Refusals, c.args, c.digest); ask != "" {
+		text += "; " + string(escapeControls(nil, []byte(ask)))
+	}
 	p.log.Printf("tools/call %q: %s", c.name, text)
 	return verdict{answer: refusalResponse(c.m.id, text, c.modernForm)}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,24 @@ type Config struct {
 	// before it is answered with an error instead of being checked; zero
 	// means DefaultGateTimeout.
 	GateTimeout time.Duration
+	// DischargeDir, when set, is where discharges for the ticket's
+	// approval caveats (issue #19) are dropped (New makes the path
+	// absolute, for the approve commands it gives): every regular file named
+	// *.dis ([DischargeSuffix]), one discharge text per line. It is read
+	// anew for each call to a ticket with approval caveats, so a
+	// discharge dropped there counts from the next call on, without a
+	// restart; for each approval the call carries at most one discharge
+	// whose binding is the approval's (the usable one, not expired and of
+	// the call's args if it names any, with the latest until). A call
+	// refused for an approval first writes its arguments to CODE-HEX.json
+	// there (mode 0600; CODE the approval's code, HEX the first 8 bytes of
+	// the args digest), so that the approve command the agent is given
+	// says --args @FILE and writes the discharge to CODE-HEX.dis.
+	DischargeDir string
+	// ApproveTicket is how the approve command in a refusal names the
+	// ticket, a shell word inserted as is (e.g. "@/home/me/fs.ticket");
+	// "" means "TICKET".
+	ApproveTicket string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Log receives one line per refusal and per dropped message; nil means
@@ -122,6 +141,19 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Dir == "" {
 		cfg.Dir, _ = os.Getwd()
+	}
+	if cfg.ApproveTicket == "" {
+		cfg.ApproveTicket = "TICKET"
+	}
+	if cfg.DischargeDir != "" {
+		if fi, err := os.Stat(cfg.DischargeDir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("mcp: discharge directory %s is not a directory", cfg.DischargeDir)
+		}
+		// The approve command a refusal gives runs wherever the person
+		// is: its paths must not depend on the proxy's directory.
+		if abs, err := filepath.Abs(cfg.DischargeDir); err == nil {
+			cfg.DischargeDir = abs
+		}
 	}
 	ticket := cfg.Ticket
 	cfg.Ticket = nil // from now on the ticket is p.state().ticket

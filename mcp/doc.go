@@ -40,6 +40,15 @@
 //     and charged again. A tools/call without an id is dropped; a
 //     task-augmented one, and one with a relative path under a profile with
 //     AbsolutePaths, get an invalid-params error.
+//   - Approvals (issue #19): every tools/call carries Request.Args, the
+//     args digest of params.arguments ("{}" when absent or null; none when
+//     caveat.ArgsDigest refuses them). For a ticket with approval caveats,
+//     Config.DischargeDir is read anew on each call and the call carries,
+//     per approval, at most one discharge whose binding is the approval's
+//     (spec/FORMAT.md §7). A call refused for an approval gets, after the
+//     refusals, who must approve (key id, location, code) and the exact
+//     'tickettool approve' command; with a discharge directory its
+//     arguments are first written there (see Config.DischargeDir).
 //   - tools/call requests are checked in the order they came, against what
 //     the server has done: a call to a tool the profile does not mark
 //     ReadOnly is forwarded only when no call is in flight, and while it is

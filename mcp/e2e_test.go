@@ -405,18 +405,19 @@ type e2eSession struct {
 }
 
 // start runs the guard with ticket over the server, the client offering
-// roots (the SDK client always declares the roots capability).
+// roots (the SDK client always declares the roots capability), with the
+// guard's further flags.
 //
 //lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
-func (e *e2e) start(t *testing.T, ticket string, roots []*sdk.Root) *e2eSession {
+func (e *e2e) start(t *testing.T, ticket string, roots []*sdk.Root, flags ...string) *e2eSession {
 	t.Helper()
 	ticketFile := filepath.Join(t.TempDir(), "ticket")
 	if err := os.WriteFile(ticketFile, []byte(ticket+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(e.bin, "mcp", "--ticket-file", ticketFile, "--key", filepath.Join(e.keys, "root.key.pub"),
-		"--receipts", e.log, "--receipt-key", filepath.Join(e.keys, "rk.key"), "--server-name", "fs",
-		"--", e.node, e.entry, e.ws)
+	args := append([]string{"mcp", "--ticket-file", ticketFile, "--key", filepath.Join(e.keys, "root.key.pub"),
+		"--receipts", e.log, "--receipt-key", filepath.Join(e.keys, "rk.key"), "--server-name", "fs"}, flags...)
+	cmd := exec.Command(e.bin, append(args, "--", e.node, e.entry, e.ws)...)
 	cmd.Dir = e.guardDir
 	s := &e2eSession{e: e, stderr: &e2eBuffer{}}
 	cmd.Stderr = s.stderr

@@ -90,3 +90,18 @@ const (
 // exactly (Number.MAX_SAFE_INTEGER): the bound of a request id the agent
 // and the server read alike.
 const maxSafeInteger = 1<<53 - 1
+
+// Limits of the discharge directory (Config.DischargeDir).
+const (
+	// maxDischargeFiles bounds the *.dis files read for one call.
+	maxDischargeFiles = 256
+
+	// maxDischargeFileBytes bounds what is read of one *.dis file: a
+	// few discharges, one per line.
+	maxDischargeFileBytes = 64 << 10
+
+	// maxInlineArgs bounds the arguments a refusal quotes in its approve
+	// command (without a discharge directory); longer ones are named
+	// @ARGS.json.
+	maxInlineArgs = 1024
+)

@@ -54,6 +54,9 @@ type ticketState struct {
 	tools    []caveat.Caveat // every tools caveat of the ticket
 	paths    []caveat.Caveat // every paths caveat of the ticket
 	bound    bool            // the ticket has a holder caveat
+	// approvals are the ticket's approval caveats: a call then needs
+	// discharges (Config.DischargeDir).
+	approvals []approvalAt
 }
 
 // state returns the ticket the proxy enforces now.
@@ -101,7 +104,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		return nil, &StartError{Refusals: never}
 	}
 	// The chain verified: its blocks can be trusted.
-	st := &ticketState{ticket: t, prepared: prepared}
+	st := &ticketState{ticket: t, prepared: prepared, approvals: approvalsOf(t)}
 	blocks := t.UnverifiedBlocks()
 	for i := range blocks {
 		for _, c := range blocks[i].Caveats {

@@ -66,6 +66,11 @@ func TestCompletionBash(t *testing.T) {
 		{"tickettool completion ", []string{"bash", "fish", "zsh", "--help"}},
 		{"tickettool help rec", []string{"receipt"}},
 		{"tickettool keygen --alg hmac --o", []string{"--out"}},
+		{"tickettool app", []string{"approve"}},
+		{"tickettool approve --", []string{"--args", "--help", "--key", "--now", "--once", "--until", "--yes"}},
+		{"tickettool mint --appr", []string{"--approval", "--approval-location"}},
+		{"tickettool verify --disc", []string{"--discharge"}},
+		{"tickettool mcp --disc", []string{"--discharge-dir"}},
 	} {
 		got := bashComplete(t, script, tc.line)
 		slices.Sort(got)

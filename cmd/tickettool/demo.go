@@ -21,8 +21,11 @@ usage: tickettool demo
 Runs the whole story in a fresh temporary directory and narrates it: keys,
 a ticket minted from a person's intent and bound to an agent's key, a
 narrower ticket for a subagent bound to its own key, allowed calls, refused
-calls with the caveat named, receipts written and verified, and tampered
-receipt logs caught. The clock is fixed (2026-06-01T10:00:00Z) so the story
+calls with the caveat named, receipts written and verified, tampered
+receipt logs caught, and an approval: the agent drafts a post, posting is
+refused pending the pricing lead's approval, the lead approves that exact
+post, it goes through once, and a second post with the same approval is
+refused. The clock is fixed (2026-06-01T10:00:00Z) so the story
 reads the same every time; keys and ids are fresh. Removes the directory at
 the end. Exit status 1 if any step does not turn out as narrated.
 
@@ -166,7 +169,10 @@ func (d *demo) story() error {
 	if err := d.calls(subTicket); err != nil {
 		return err
 	}
-	return d.receipts()
+	if err := d.receipts(); err != nil {
+		return err
+	}
+	return d.approvals()
 }
 
 // calls is part 4: the subagent's calls, each checked offline through the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,6 +69,12 @@ func TestExitStatus(t *testing.T) {
 	nodir := filepath.Join(missing, "x")
 
 	key, pub, rk := p("root.key"), p("root.key.pub"), p("rk.key")
+	cliOK(t, "keygen", "--alg", "ed25519", "--out", p("lead.key"))
+	approvalTk := cliOK(t, "mint", "--key", key, "--approval", p("lead.key.pub"), "tools=post", "until=2030-01-01T00:00:00Z")
+	dis := cliOK(t, "approve", "--key", p("lead.key"), "--yes", approvalTk)
+	old := openTerminal
+	openTerminal = func() (io.Reader, io.Writer, func(), error) { return nil, nil, nil, os.ErrNotExist }
+	defer func() { openTerminal = old }()
 	cases := []exitCase{
 		// top level
 		{args: nil, want: 2},
@@ -114,6 +121,16 @@ func TestExitStatus(t *testing.T) {
 
 		// inspect
 		{args: []string{"inspect", tk}, want: 0},
+		{args: []string{"inspect", "--discharge", dis, approvalTk}, want: 0},
+		{args: []string{"inspect", "--discharge", "dis1_x", approvalTk}, want: 2},
+		{args: []string{"approve", "--key", p("lead.key"), "--yes", approvalTk}, want: 0},
+		{args: []string{"approve", "--key", p("lead.key"), "--yes", tk}, want: 1},
+		{args: []string{"approve", "--key", p("lead.key"), approvalTk}, want: 2}, // no terminal
+		{args: []string{"approve", "--key", p("lead.key"), "--until", "48h", "--yes", approvalTk}, want: 2},
+		{args: []string{"approve", "--key", p("lead.key"), "--yes"}, want: 2},
+		{args: []string{"approve", "--key", missing, "--yes", approvalTk}, want: 2},
+		{args: []string{"approve", "--key", p("lead.key"), "--yes", "@" + garbage}, want: 2},
+		{args: []string{"approve", "--nope"}, want: 2},
 		{args: []string{"inspect", "--json", expired}, want: 0},
 		{args: []string{"inspect"}, want: 2},
 		{args: []string{"inspect", "--nope", tk}, want: 2},
@@ -277,6 +294,10 @@ var (
 func checkMessages(t *testing.T, name string, code int, stderr string) {
 	t.Helper()
 	// A refusal verify prints on stdout leaves only hints on stderr.
+	// approve tells what is approved before it asks.
+	if i := strings.Index(stderr, "tickettool: "); strings.HasPrefix(stderr, "You are approving") && i > 0 {
+		stderr = stderr[i:]
+	}
 	if code != 0 && stderr != "" && !strings.HasPrefix(stderr, "tickettool: error: ") && !strings.HasPrefix(stderr, "usage: ") &&
 		!strings.HasPrefix(stderr, "tickettool: hint: every local user") && !(code == 1 && strings.HasPrefix(stderr, "tickettool: hint: ")) {
 		t.Errorf("tickettool %.120s: stderr does not start with an error: %q", name, stderr)

@@ -14,7 +14,7 @@ import (
 )
 
 const inspectUsage = `
-usage: tickettool inspect [--json] [--now TIME] TICKET
+usage: tickettool inspect [--json] [--now TIME] [--discharge D]... TICKET
 
 Shows what TICKET (its text, - for standard input, or @PATH for a file)
 says: mode, key id, family id, when it expires (against --now, default
@@ -24,10 +24,20 @@ binding and seal state. It reads the ticket without any key, so NOTHING
 IS VERIFIED: use 'tickettool verify' before trusting any of it. It never
 prints a tag, signature or key.
 
+Each approval caveat is listed with its block, the approver's key id,
+the first 12 characters of its key, its location and the code of its
+binding (what 'tickettool approve' shows the approver). --discharge D
+(repeatable; its text, - or @PATH) says which approval each discharge
+discharges (matched by binding) and until when; its signature is NOT
+verified either.
+
 With --json it prints one JSON object: verified (always false), warning,
 mode, key_id, family_id (hex), sealed, holder (the bound key's jkt, or
 ""), now (RFC 3339), expires_at (the effective until, RFC 3339, or "" when
-the ticket never expires), expired, attenuable and attenuable_reason (""
+the ticket never expires), expired, approvals (an array of {block,
+key_id, key_short, location, code}), discharges (an array of {index, id,
+key_id, block, until, expired, caveats}, block -1 when the discharge
+matches no approval), attenuable and attenuable_reason (""
 when attenuable; else sealed, the ops caveat without delegate, the depth
 spent, the block limit, or a block that widens), and blocks: an array of
 {index, caveats, effective, rebound_by, problem} (rebound_by, the jkt of
@@ -74,19 +84,21 @@ type inspectBlock struct {
 }
 
 type inspectResult struct {
-	Verified         bool           `json:"verified"`
-	Warning          string         `json:"warning"`
-	Mode             string         `json:"mode"`
-	KeyID            string         `json:"key_id"`
-	FamilyID         string         `json:"family_id"`
-	Blocks           []inspectBlock `json:"blocks"`
-	Sealed           bool           `json:"sealed"`
-	Holder           string         `json:"holder"` // the jkt the ticket is bound to
-	Now              string         `json:"now"`
-	ExpiresAt        string         `json:"expires_at"`
-	Expired          bool           `json:"expired"`
-	Attenuable       bool           `json:"attenuable"`
-	AttenuableReason string         `json:"attenuable_reason"`
+	Verified         bool            `json:"verified"`
+	Warning          string          `json:"warning"`
+	Mode             string          `json:"mode"`
+	KeyID            string          `json:"key_id"`
+	FamilyID         string          `json:"family_id"`
+	Blocks           []inspectBlock  `json:"blocks"`
+	Sealed           bool            `json:"sealed"`
+	Holder           string          `json:"holder"` // the jkt the ticket is bound to
+	Now              string          `json:"now"`
+	ExpiresAt        string          `json:"expires_at"`
+	Expired          bool            `json:"expired"`
+	Attenuable       bool            `json:"attenuable"`
+	AttenuableReason string          `json:"attenuable_reason"`
+	Approvals        []approvalJSON  `json:"approvals"`
+	Discharges       []dischargeJSON `json:"discharges"`
 
 	now, expires time.Time // for the text form
 }
@@ -95,6 +107,8 @@ func runInspect(e *env, args []string) error {
 	fs := newFlags(e, "inspect", inspectUsage)
 	asJSON := fs.Bool("json", false, "print one JSON object (fields above)")
 	nowFlag := fs.String("now", "", "say whether the ticket has expired at `TIME` (RFC 3339 or unix seconds) instead of now")
+	var disArgs stringList
+	fs.Var(&disArgs, "discharge", "say which approval the discharge `D` (text, - or @PATH) discharges (repeatable)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -111,7 +125,12 @@ func runInspect(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	_, ds, err := e.dischargeArgs(disArgs)
+	if err != nil {
+		return err
+	}
 	res := inspectTicket(t, now)
+	res.Approvals, res.Discharges = inspectApprovals(t, ds, now)
 	if *asJSON {
 		return writeJSON(e.stdout, res)
 	}
@@ -278,6 +297,7 @@ func printInspect(e *env, r inspectResult) {
 	} else {
 		fmt.Fprintln(w, "holder     not bound: whoever holds the text can use it")
 	}
+	printApprovals(e, r)
 	for _, b := range r.Blocks {
 		fmt.Fprintf(w, "block %d\n", b.Index)
 		if b.RebindBy != "" {

@@ -49,3 +49,25 @@ const (
 	// SQLite file: only the owner may list or add files beside the store.
 	storeDirMode = 0o700
 )
+
+// Limits of approvals (issue #19; spec/FORMAT.md §4.6 and §6).
+const (
+	// maxApprovals bounds the approval caveats of one ticket (a ticket
+	// with more is malformed).
+	maxApprovals = 4
+
+	// defaultApproveUntil is how long a discharge from approve lives
+	// unless --until says otherwise: an approval is for now.
+	defaultApproveUntil = 10 * time.Minute
+
+	// maxApproveUntil is the longest --until: a verifier refuses a
+	// discharge that lives longer (spec/FORMAT.md §7 step 6a).
+	maxApproveUntil = 24 * time.Hour
+
+	// maxDischarges bounds the discharges of one request (a verifier
+	// refuses more as malformed input).
+	maxDischarges = 8
+
+	// maxAnswerBytes bounds the answer read from the terminal.
+	maxAnswerBytes = 64
+)

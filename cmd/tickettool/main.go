@@ -92,6 +92,7 @@ func commands() []command {
 		{"holder", "make a holder key pair (private and public JWK) for DPoP binding", runHolder, nil},
 		{"mint", "mint a new ticket under a root key", runMint, nil},
 		{"attenuate", "append a narrower block, seal, or rebind a ticket", runAttenuate, nil},
+		{"approve", "approve a ticket's approval caveats: sign a discharge (dis1_...)", runApprove, nil},
 		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect, nil},
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify, nil},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},

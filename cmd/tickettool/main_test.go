@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -19,8 +20,11 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"tickettool": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"fakemcp":    fakeMCP,
+		"tickettool": func() {
+			useTestTerminal()
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+		"fakemcp": fakeMCP,
 	})
 }
 
@@ -57,6 +61,28 @@ func fakeMCP() {
 	}
 }
 
+// testTerminalEnv names the terminal approve asks on in scripts: "none"
+// for no terminal, else a file holding the answer (the question goes to
+// standard error). Only the test binary reads it.
+const testTerminalEnv = "TICKETTOOL_TEST_TERMINAL"
+
+func useTestTerminal() {
+	v, ok := os.LookupEnv(testTerminalEnv)
+	if !ok {
+		return
+	}
+	openTerminal = func() (io.Reader, io.Writer, func(), error) {
+		if v == "none" {
+			return nil, nil, nil, errors.New("no terminal")
+		}
+		f, err := os.Open(v)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return f, os.Stderr, func() { f.Close() }, nil
+	}
+}
+
 // TestScripts runs testdata/script/*.txtar. Helper commands:
 //
 //	status N PROG [ARGS...]   run PROG (like exec) and require exit status N
@@ -85,6 +111,9 @@ func TestScripts(t *testing.T) {
 			// /no-home (creatable by root): give each script its own.
 			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/.state")
 			env.Setenv(redisAddrEnv, os.Getenv(redisAddrEnv))
+			// approve never asks a real terminal in a test (see
+			// useTestTerminal).
+			env.Setenv(testTerminalEnv, "none")
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

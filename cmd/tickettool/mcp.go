@@ -22,7 +22,7 @@ usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
                       [--aud NAME] [--revoked FILE] [--require-expiry]
                       [--max-lifetime DURATION] [--require-holder]
                       [--skew DURATION] [--modes MODES] [--store LOCATION]
-                      -- COMMAND [ARG...]
+                      [--discharge-dir DIR] -- COMMAND [ARG...]
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
 to the agent on standard input and output, forwarding between them and
@@ -57,6 +57,19 @@ an aud caveat without this guard's audience (--aud, by default the
 --server-name fs, tools=fs/read_file and tools=read_file are this
 server's). A ticket that is only not yet valid (nbf) starts.
 
+A ticket with approval caveats (mint --approval) needs a discharge for
+each approval on every call: --discharge-dir DIR is where they are
+dropped, as files named *.dis (one discharge per line, as approve prints
+them). DIR is read anew on each call to such a ticket, so a discharge
+counts from the next call on, without a restart. The guard computes
+every call's args digest (of params.arguments, {} when absent) for args
+caveats. A call refused for an approval tells the agent who must approve
+(key id, location, code) and the exact 'tickettool approve' command to
+run; with --discharge-dir the guard first writes the call's arguments to
+DIR/CODE-HEX.json (mode 0600), and the command reads them with --args
+@FILE and writes its discharge to DIR/CODE-HEX.dis. The command names
+the ticket as @PATH of --ticket-file, "$TICKETTOOL_TICKET", or TICKET.
+
 ` + policyUsage + `
 ` + storeUsage + `
 Example:
@@ -75,6 +88,7 @@ func runMCP(e *env, args []string) error {
 	receipts := fs.String("receipts", "", "receipt `LOG` to append to")
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the secret receipt key")
 	serverName := fs.String("server-name", "", "server `NAME`: tools are checked as NAME/tool")
+	dischargeDir := fs.String("discharge-dir", "", "`DIR` of discharges (*.dis) for the ticket's approval caveats")
 	pol := policyFlags(fs)
 	location := storeFlag(fs)
 	pos, err := fs.parse(args)
@@ -93,6 +107,11 @@ func runMCP(e *env, args []string) error {
 	if err := src.check(e); err != nil {
 		return err
 	}
+	if *dischargeDir != "" {
+		if fi, err := os.Stat(*dischargeDir); err != nil || !fi.IsDir() {
+			return usageErr("--discharge-dir %s is not a directory", quoteArg(*dischargeDir))
+		}
+	}
 	vk, keys, err := keysOf(*keyPath)
 	if err != nil {
 		return err
@@ -106,7 +125,8 @@ func runMCP(e *env, args []string) error {
 		return err
 	}
 	logw := &lockedWriter{w: e.stderr}
-	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw}
+	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw,
+		DischargeDir: *dischargeDir, ApproveTicket: src.approveRef()}
 	openCtx, cancelOpen := storeContext()
 	st, _, err := openStore(openCtx, *location)
 	cancelOpen()

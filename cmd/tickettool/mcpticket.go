@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,6 +76,22 @@ func (s *ticketSource) read() (*token.Ticket, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// approveRef is how an approve command names the ticket: @PATH of the
+// ticket file, the environment variable, or TICKET (the text itself
+// would put a bearer ticket in front of the agent).
+func (s *ticketSource) approveRef() string {
+	switch {
+	case s.file != "":
+		if abs, err := filepath.Abs(s.file); err == nil {
+			return shellQuote("@" + abs)
+		}
+		return shellQuote("@" + s.file)
+	case s.env != "":
+		return `"$` + ticketEnv + `"`
+	}
+	return "TICKET"
 }
 
 // reloadOnHangup replaces p's ticket with the one in src's file on every

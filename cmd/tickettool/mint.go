@@ -9,7 +9,8 @@ import (
 )
 
 const mintUsage = `
-usage: tickettool mint --key PATH [--bind HOLDER.pub] [--no-expiry] [--unrestricted] [--now TIME] CAVEAT...
+usage: tickettool mint --key PATH [--bind HOLDER.pub] [--no-expiry] [--unrestricted] [--now TIME]
+                       [--approval APPROVER.pub [--approval-location TEXT]]... CAVEAT...
 
 Mints a new ticket under the root key in PATH (a secret key file from
 keygen) with the caveats as block 0, and prints its text.
@@ -29,10 +30,13 @@ intent="upgrade pricing deps"  holder=JKT. A kind may appear once.
 --bind HOLDER.pub adds holder=JKT for that public JWK (DPoP binding);
 holder= also takes the public JWK's text itself, never the private key.
 
+` + approvalUsage + `
 Example:
   tickettool mint --key root.key intent="fix the discount rounding" \
       tools=read_file,write_file ops=invoke,delegate paths=src/discount/ until=1h
   tickettool mint --key root.key --unrestricted --no-expiry calls=100
+  tickettool mint --key root.key --approval lead.key.pub \
+      --approval-location https://chat.example.com/pricing-lead tools=post until=1h
 `
 
 func runMint(e *env, args []string) error {
@@ -42,6 +46,7 @@ func runMint(e *env, args []string) error {
 	noExpiry := fs.Bool("no-expiry", false, "allow a ticket without until= (it never expires)")
 	unrestricted := fs.Bool("unrestricted", false, "allow a ticket that names none of tools, ops, paths, hosts, aud")
 	nowText := fs.String("now", "", "mint as of `TIME` (RFC 3339 or unix seconds) instead of now")
+	approvals := addApprovalFlags(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -71,16 +76,29 @@ func runMint(e *env, args []string) error {
 	if err := checkMint(cs, now, *noExpiry, *unrestricted); err != nil {
 		return err
 	}
+	aps, err := approvals.caveats(countKind(cs, caveat.Approval))
+	if err != nil {
+		return err
+	}
+	if len(aps) > 0 {
+		cs = append(cs, aps[0])
+	}
 	t, err := token.Mint(key, cs, nil)
 	if err != nil {
 		return err
+	}
+	if len(aps) > 1 {
+		if t, err = appendApprovals(t, aps[1:]); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(e.stdout, t.String())
 	return nil
 }
 
 const attenuateUsage = `
-usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] [--now TIME] TICKET [CAVEAT...]
+usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] [--now TIME]
+                            [--approval APPROVER.pub [--approval-location TEXT]]... TICKET [CAVEAT...]
 
 Appends a block with the caveats to TICKET (its text, - to read it from
 standard input, or @PATH to read it from a file) and prints the new ticket. Every caveat must be at least as
@@ -93,6 +111,7 @@ expired (at --now TIME, default now) is refused, naming when it expired.
 
 CAVEATs are written as for mint (see 'tickettool mint -h').
 
+` + approvalUsage + `
 Example:
   tickettool attenuate "$TICKET" tools=read_file paths=src/discount/tests/ until=10m
   tickettool attenuate --bind sub.jwk.pub --holder-key agent.jwk - calls=3 < ticket.txt
@@ -104,6 +123,7 @@ func runAttenuate(e *env, args []string) error {
 	bind := fs.String("bind", "", "bind the new ticket to the holder public JWK at `NEW.pub`")
 	holderKey := fs.String("holder-key", "", "`CURRENT` holder's private JWK, to rebind a bound ticket")
 	nowText := fs.String("now", "", "attenuate as of `TIME` (RFC 3339 or unix seconds) instead of now")
+	approvals := addApprovalFlags(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -136,17 +156,24 @@ func runAttenuate(e *env, args []string) error {
 		}
 		cavArgs = append(cavArgs[:len(cavArgs):len(cavArgs)], "holder="+jkt)
 	}
-	if len(cavArgs) == 0 && !*seal {
-		return fail(exitUsage, errors.New("nothing to append"), "give a CAVEAT, --bind NEW.pub or --seal")
+	if len(cavArgs) == 0 && len(approvals.specs) == 0 && !*seal {
+		return fail(exitUsage, errors.New("nothing to append"), "give a CAVEAT, --approval PATH, --bind NEW.pub or --seal")
 	}
 	if t.Sealed() {
 		return fail(exitRefused, &token.Error{Block: -1, Reason: "cannot append", Err: token.ErrSealed},
 			"a sealed ticket is final: attenuate the unsealed ticket it was made from")
 	}
-	if len(cavArgs) > 0 {
+	var aps []caveat.Caveat
+	if len(cavArgs) > 0 || len(approvals.specs) > 0 {
 		cs, err := caveat.ParseAll(cavArgs, now)
 		if err != nil {
 			return err
+		}
+		if aps, err = approvals.caveats(countApprovals(t) + countKind(cs, caveat.Approval)); err != nil {
+			return err
+		}
+		if len(aps) > 0 {
+			cs, aps = append(cs, aps[0]), aps[1:]
 		}
 		var opts token.Options
 		if *holderKey != "" {
@@ -159,6 +186,9 @@ func runAttenuate(e *env, args []string) error {
 			return attenuateError(t, err)
 		}
 		t = nt
+	}
+	if t, err = appendApprovals(t, aps); err != nil {
+		return err
 	}
 	if *seal {
 		if t, err = t.Seal(); err != nil {

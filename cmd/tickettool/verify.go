@@ -20,14 +20,15 @@ usage: tickettool verify --key PATH [--now TIME] [--tool NAME] [--op OP] [--path
                          [--require-expiry] [--max-lifetime DURATION]
                          [--require-holder] [--skew DURATION] [--modes MODES]
                          [--receipts LOG --receipt-key PATH] [--store LOCATION]
-                         [--ids] [--json] TICKET
+                         [--discharge D]... [--args JSON|@FILE] [--ids] [--json] TICKET
 
 Checks TICKET offline under the root key in PATH: the HMAC secret, or the
 Ed25519 public key (the private key file works too). TICKET is the
 ticket's text, - for standard input, or @PATH for a file (whitespace
 around the ticket in either is trimmed); --dpop PROOF takes the same forms.
 
-Without request flags (--tool, --op, --path, --url, --cost, --aud, --dpop)
+Without request flags (--tool, --op, --path, --url, --cost, --aud, --dpop,
+--discharge, --args)
 it checks the key, the chain, that every block narrows the ones before it,
 revocation and the time caveats, and prints "valid", or "invalid" and every
 refusal, one per line (block, caveat, why). With request flags it decides
@@ -47,10 +48,17 @@ verify it. Revocations in the store make "valid" "invalid" too.
 --ids prints the id of every block after the verdict, "block N ID".
 TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
 
+--discharge D (repeatable; its text, - or @PATH) presents a discharge
+from 'tickettool approve' for an approval caveat; --args JSON (or @FILE,
+or -) gives the call's arguments, whose RFC 8785 digest args caveats are
+checked against. A call refused for want of an approval gets a hint
+naming the approver, the code they should see, and the exact approve
+command they run.
+
 ` + jsonRule + `The object's fields: decision ("allowed", "refused", "valid" or
 "invalid"); refusals, an array of {check, block, kind, reason} (check is
-key, mode, chain, attenuation, revoked, policy, caveat or dpop; block is -1
-when no one block is concerned; kind is the caveat's kind or ""), empty
+key, mode, chain, attenuation, revoked, policy, caveat, approval or
+dpop; block is -1 when no one block is concerned; kind is the caveat's kind or ""), empty
 when allowed or valid; family_id, block 0's ticket id in hex, and
 block_ids, every block's id in hex ("" and [] when the chain did not
 verify); budgets, an array of {block, kind, key, limit} for every calls or
@@ -76,6 +84,7 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	a.ticket = arg
 	now, err := e.nowFlag(*a.now)
 	if err != nil {
 		return err
@@ -110,7 +119,7 @@ func runVerify(e *env, args []string) error {
 		if err := revokedInStore(ctx, st, name, &d); err != nil {
 			return err
 		}
-		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *a.ids, false, *a.asJSON})
+		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *a.ids, false, *a.asJSON, nil})
 	}
 	return decideCall(ctx, e, a, t, vk, guard.Config{Keys: keys, Options: opts, Store: st}, now)
 }
@@ -138,7 +147,7 @@ func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk 
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}
-	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *a.ids, *a.proof == "", *a.asJSON})
+	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *a.ids, *a.proof == "", *a.asJSON, a.approveCmd()})
 }
 
 // openReceipts opens (or creates) a receipt log for appending.
@@ -160,6 +169,7 @@ type verdict struct {
 	ids     bool   // print every block id (text only: JSON always has them)
 	noProof bool   // no DPoP proof was given
 	json    bool
+	approve *approveCmd // how to name the ticket and arguments in an approve hint; nil: no hint
 }
 
 // printDecision prints the decision on stdout: as text, the verdict, each
@@ -175,6 +185,9 @@ func printDecision(e *env, t *token.Ticket, vk *key.Verifying, d *verify.Decisio
 			if h := refusalHint(t, vk, r, v.noProof); h != "" {
 				hints = append(hints, h)
 			}
+		}
+		if v.approve != nil {
+			hints = append(hints, approvalHints(t, d.Refusals, *v.approve)...)
 		}
 	}
 	if v.json {

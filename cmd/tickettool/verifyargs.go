@@ -8,10 +8,11 @@ import (
 
 // verifyArgs are verify's flags.
 type verifyArgs struct {
-	keyPath, now, tool, op, cost, proof, htm, htu, receipts, receiptKey, location *string
-	paths, urls                                                                   stringList
-	ids, asJSON                                                                   *bool
-	pol                                                                           *policy
+	keyPath, now, tool, op, cost, proof, htm, htu, receipts, receiptKey, location, args *string
+	paths, urls, discharges                                                             stringList
+	ticket                                                                              string // the TICKET argument, as given
+	ids, asJSON                                                                         *bool
+	pol                                                                                 *policy
 }
 
 func verifyFlags(fs *cmdFlags) *verifyArgs {
@@ -26,6 +27,8 @@ func verifyFlags(fs *cmdFlags) *verifyArgs {
 	a.proof = fs.String("dpop", "", "DPoP `PROOF` by the ticket's holder key (- for standard input, @PATH for a file)")
 	a.htm = fs.String("htm", "", "`METHOD` the DPoP proof must name")
 	a.htu = fs.String("htu", "", "`URI` the DPoP proof must name")
+	fs.Var(&a.discharges, "discharge", "a discharge `D` for an approval caveat (text, - or @PATH; repeatable)")
+	a.args = fs.String("args", "", "the call's arguments, `JSON` or @FILE or -: their digest is checked against args caveats")
 	a.receipts = fs.String("receipts", "", "append a receipt of the decision to `LOG`")
 	a.receiptKey = fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
 	a.ids = fs.Bool("ids", false, "print every block id after the verdict")
@@ -38,7 +41,8 @@ func verifyFlags(fs *cmdFlags) *verifyArgs {
 // isRequest reports whether the flags describe a call (else verify only
 // checks the ticket).
 func (a *verifyArgs) isRequest() bool {
-	return *a.tool != "" || *a.op != "" || len(a.paths) > 0 || len(a.urls) > 0 || *a.cost != "" || a.pol.aud != "" || *a.proof != ""
+	return *a.tool != "" || *a.op != "" || len(a.paths) > 0 || len(a.urls) > 0 || *a.cost != "" || a.pol.aud != "" || *a.proof != "" ||
+		len(a.discharges) > 0 || *a.args != ""
 }
 
 // check refuses flags that do not go together; arg is the TICKET argument.
@@ -55,6 +59,12 @@ func (a *verifyArgs) check(arg string) error {
 			"without request flags verify only checks the ticket (prints valid) and records nothing")
 	}
 	return nil
+}
+
+// approveCmd is how a hint names the ticket and the arguments in the
+// approve command it suggests.
+func (a *verifyArgs) approveCmd() *approveCmd {
+	return &approveCmd{ticket: a.ticket, args: *a.args}
 }
 
 // request is the call the flags describe.
@@ -76,6 +86,19 @@ func (a *verifyArgs) request(e *env) (*caveat.Request, error) {
 			return nil, err
 		}
 		req.Holder = &caveat.HolderProof{Proof: p, Method: *a.htm, URI: *a.htu}
+	}
+	if *a.args != "" {
+		text, err := e.textArg(*a.args, "the arguments")
+		if err != nil {
+			return nil, err
+		}
+		if req.Args, err = caveat.ArgsDigest([]byte(text)); err != nil {
+			return nil, fail(exitUsage, err, "--args takes the call's arguments as one JSON value")
+		}
+	}
+	var err error
+	if req.Discharges, _, err = e.dischargeArgs(a.discharges); err != nil {
+		return nil, err
 	}
 	return req, nil
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/jcs"
+	"github.com/tickettool/tickettool/key"
+	"github.com/tickettool/tickettool/token"
+)
+
+// describeApproval tells, on standard error, what approving means: from
+// the ticket's bytes only, never from a description an agent supplies.
+func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approvalAt, d *dischargeParts, now time.Time) {
+	w := e.stderr
+	fmt.Fprintf(w, "You are approving, as %s, calls made with this ticket (read from its bytes; NOT verified):\n", k.ID())
+	for j, b := range t.UnverifiedBlocks() {
+		for _, c := range b.Caveats {
+			if c.Kind == caveat.Intent {
+				fmt.Fprintf(w, "  intent      %q (block %d)\n", c.Text, j)
+			}
+		}
+	}
+	scope, err := t.UnverifiedScope()
+	if err != nil {
+		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", oneLine(err.Error()))
+	} else {
+		for _, c := range scope.Effective() {
+			if c.Kind != caveat.Intent {
+				fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
+			}
+		}
+	}
+	fmt.Fprintln(w, "The approval adds:")
+	fmt.Fprintf(w, "  until       %s (lives %s)\n", d.until.UTC().Format(time.RFC3339), d.life)
+	for _, c := range d.caveats {
+		if c.Kind != caveat.Args && c.Kind != caveat.Until {
+			fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
+		}
+	}
+	if d.args != nil {
+		digest, _ := caveat.ArgsDigest(d.args)
+		fmt.Fprintf(w, "  arguments   exactly these (args=%s):\n", base64.RawURLEncoding.EncodeToString(digest))
+		// The canonical form is what the digest covers: members sorted,
+		// numbers and strings in one spelling.
+		canon, _ := jcs.Canonical(d.args)
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, canon, "              ", "  ") != nil {
+			pretty.Reset()
+			pretty.Write(canon)
+		}
+		fmt.Fprintf(w, "              %s\n", escapeText(pretty.String()))
+	}
+	for _, m := range matched {
+		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.block, approvalWho(m.approver))
+		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.binding))
+	}
+}
+
+// plainCaveat words an effective caveat for the person approving.
+func plainCaveat(c caveat.Caveat, now time.Time) string {
+	list := strings.Join(c.List, ", ")
+	switch c.Kind {
+	case caveat.Tools:
+		return "tools       only " + list
+	case caveat.Ops:
+		return "operations  only " + list
+	case caveat.Paths:
+		return "paths       only under " + list
+	case caveat.Hosts:
+		return "hosts       only " + list
+	case caveat.Audience:
+		return "audience    only " + list
+	case caveat.Calls:
+		if c.N == 1 {
+			return "calls       one call only"
+		}
+		return fmt.Sprintf("calls       at most %d", c.N)
+	case caveat.Total:
+		return "budget      at most " + c.Amount.String() + " in all"
+	case caveat.Cost:
+		return "cost        at most " + c.Amount.String() + " per call"
+	case caveat.Until:
+		at := time.Unix(c.Time, 0).UTC()
+		if !now.Before(at) {
+			return fmt.Sprintf("until       %s: EXPIRED %s ago", at.Format(time.RFC3339), ago(now.Sub(at)))
+		}
+		return fmt.Sprintf("until       %s (in %s)", at.Format(time.RFC3339), ago(at.Sub(now)))
+	case caveat.NotBefore:
+		return "not before  " + time.Unix(c.Time, 0).UTC().Format(time.RFC3339)
+	case caveat.Holder:
+		return "holder      bound to the key " + base64.RawURLEncoding.EncodeToString(c.Bytes) + ": only it can use the ticket"
+	case caveat.Depth:
+		return fmt.Sprintf("delegation  up to block %d", c.N)
+	case caveat.Args:
+		return "arguments   only those whose digest is " + base64.RawURLEncoding.EncodeToString(c.Bytes)
+	}
+	return escapeText(c.String())
+}
+
+// escapeText keeps text for a terminal: control characters (but newline)
+// are shown escaped, so that nothing read from a ticket or --args can
+// move the cursor or rewrite what the person reads.
+func escapeText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// openTerminal opens the terminal approve asks on: the reader of the
+// answer, the writer of the question, and the function that closes
+// them. Tests replace it.
+var openTerminal = func() (io.Reader, io.Writer, func(), error) {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return f, f, func() { f.Close() }, nil
+}
+
+// confirm asks "approve? [y/N]" on the terminal: yes or y goes on;
+// anything else refuses (exit status 1); no terminal refuses with exit
+// status 2.
+func confirm(e *env) error {
+	r, w, closeTTY, err := openTerminal()
+	if err != nil {
+		return fail(exitUsage, errors.New("no terminal to ask on, and no --yes: nothing was signed"),
+			"pass --yes to approve without asking, or run it in a terminal")
+	}
+	defer closeTTY()
+	fmt.Fprint(w, "approve? [y/N] ")
+	line, err := bufio.NewReader(io.LimitReader(r, maxAnswerBytes)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fail(exitUsage, fmt.Errorf("reading the answer: %w", err))
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return &cliError{code: exitRefused, notice: true, err: errors.New("not approved: nothing was signed")}
+}

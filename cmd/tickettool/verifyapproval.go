@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// checkApproval is the check of verify's step 6a (approvals), pinned for
+// issue #19 as verify.CheckApproval.
+const checkApproval = verify.Check("approval")
+
+// approveCmd is how a hint's 'tickettool approve' command names the
+// ticket and the call's arguments: as the person gave them.
+type approveCmd struct {
+	ticket string // TICKET as approve takes it: the text, or @PATH
+	args   string // --args as approve takes it (JSON, @FILE), or ""
+}
+
+// line returns the approve command an approver of a runs.
+func (c approveCmd) line(a caveat.Approver) string {
+	parts := []string{"tickettool approve --key", shellQuote(a.KeyID + ".key")}
+	if c.args != "" {
+		parts = append(parts, "--once --args", shellQuote(c.args))
+	}
+	return strings.Join(append(parts, shellQuote(c.ticket)), " ")
+}
+
+// approvalNeeded is an approval of the ticket that a refusal asks for.
+type approvalNeeded struct {
+	block    int
+	approver caveat.Approver
+	code     string
+}
+
+// approvalsNeeded returns the approvals a decision's refusals ask for: one
+// per block with an approval refusal (none, or a discharge that did not
+// hold: either way the approver must approve again).
+func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
+	var out []approvalNeeded
+	seen := map[int]bool{}
+	aps := approvalsOf(t)
+	for _, r := range rs {
+		if r.Check != checkApproval || r.Block < 0 || seen[r.Block] {
+			continue
+		}
+		for _, a := range aps {
+			if a.block == r.Block {
+				seen[r.Block] = true
+				out = append(out, approvalNeeded{block: a.block, approver: a.approver, code: token.BindingCode(a.binding)})
+			}
+		}
+	}
+	return out
+}
+
+// approvalHints say whom to ask and the command they run, for each
+// approval the refusals ask for.
+func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []string {
+	var hints []string
+	for _, n := range approvalsNeeded(t, rs) {
+		hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass its output with --discharge",
+			n.block, approvalWho(n.approver), n.code, cmd.line(n.approver)))
+	}
+	return hints
+}
+
+// shellSafe matches a word a POSIX shell takes as it is.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
+
+// shellQuote quotes s for a POSIX shell: as it is when that is safe,
+// else in single quotes.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// TestApprovalHints: a refusal of step 6a at a block with an approval
+// caveat gets one hint naming the approver, the code and the approve
+// command, quoted for a shell; other refusals get none.
+func TestApprovalHints(t *testing.T) {
+	dir := t.TempDir()
+	root, lead := filepath.Join(dir, "root.key"), filepath.Join(dir, "lead.key")
+	tt(t, 0, "keygen", "--alg", "ed25519", "--out", root, "--kid", "root")
+	tt(t, 0, "keygen", "--alg", "ed25519", "--out", lead, "--kid", "lead")
+	text := tt(t, 0, "mint", "--key", root, "--approval", lead+".pub", "--approval-location", "https://chat/lead", "tools=post", "until=1h")
+	tk, err := token.Parse(strings.TrimSpace(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind, _ := tk.Binding(0)
+	code := token.BindingCode(bind)
+	rs := []verify.Refusal{
+		{Check: verify.CheckCaveat, Block: 0, Reason: "x"},
+		{Check: checkApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
+		{Check: checkApproval, Block: 0, Reason: "approval required from lead (code " + code + ")"},
+		{Check: checkApproval, Block: 0, Reason: "again"},
+	}
+	got := approvalHints(tk, rs, approveCmd{ticket: "@t.txt", args: `{"text":"it's"}`})
+	want := "block 0 needs an approval from lead (key "
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) ||
+		!strings.HasSuffix(got[0], " at https://chat/lead: they check the code "+code+
+			` and run: tickettool approve --key lead.key --once --args '{"text":"it'\''s"}' @t.txt; then pass its output with --discharge`) {
+		t.Fatalf("hints %q", got)
+	}
+	if got := approvalHints(tk, rs[:2], approveCmd{ticket: "@t.txt"}); len(got) != 0 {
+		t.Fatalf("hints without a block's approval refusal: %q", got)
+	}
+	if got := approvalHints(tk, rs[2:3], approveCmd{ticket: "-"}); len(got) != 1 || !strings.Contains(got[0], "run: tickettool approve --key lead.key -;") {
+		t.Fatalf("hint %q", got)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"@t.txt": "@t.txt", "lead.key": "lead.key", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

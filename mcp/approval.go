@@ -1,0 +1,244 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// checkApproval is the check of verify's step 6a (approvals), pinned for
+// issue #19 as verify.CheckApproval.
+const checkApproval = verify.Check("approval")
+
+// DischargeSuffix ends the name of every file of Config.DischargeDir the
+// proxy reads discharges from.
+const DischargeSuffix = ".dis"
+
+// approvalAt is an approval caveat of the ticket: its block and binding.
+type approvalAt struct {
+	block    int
+	approver caveat.Approver
+	binding  [32]byte
+}
+
+// approvalsOf returns every approval caveat of t, blocks ascending.
+func approvalsOf(t *token.Ticket) []approvalAt {
+	var out []approvalAt
+	for j, b := range t.UnverifiedBlocks() {
+		for _, c := range b.Caveats {
+			if c.Kind != caveat.Approval {
+				continue
+			}
+			if bind, err := t.Binding(j); err == nil {
+				out = append(out, approvalAt{block: j, approver: c.Approver, binding: bind})
+			}
+		}
+	}
+	return out
+}
+
+// callArgs returns a call's arguments as the args digest covers them (the
+// JSON text of params.arguments, "{}" when absent) and their digest, nil
+// when caveat.ArgsDigest refuses them (the request then carries none).
+func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
+	text := []byte("{}")
+	if raw, ok := present(params, "arguments"); ok {
+		text = raw
+	}
+	d, err := caveat.ArgsDigest(text)
+	if err != nil {
+		return text, nil
+	}
+	return text, d
+}
+
+// poolDischarges reads the discharges in dir (the lines of its *.dis
+// regular files, in name order) and picks, for each approval of st, at
+// most one whose binding is the approval's (spec/FORMAT.md §7: a pool is
+// filtered by binding): not expired at now, whose args caveat, if any, is
+// the call's digest, the latest until among them. Unreadable or malformed
+// files are logged and skipped.
+func (p *Proxy) poolDischarges(st *ticketState, digest []byte, now time.Time) []string {
+	pool := p.readPool()
+	var out []string
+	for _, a := range st.approvals {
+		var best *token.Discharge
+		var bestText string
+		var bestUntil int64
+		for text, d := range pool {
+			if d.UnverifiedBinding() != a.binding {
+				continue
+			}
+			until, ok := usable(d, digest, now)
+			if ok && (best == nil || until > bestUntil || until == bestUntil && text < bestText) {
+				best, bestText, bestUntil = d, text, until
+			}
+		}
+		if best != nil {
+			out = append(out, bestText)
+		}
+	}
+	return out
+}
+
+// usable reports whether d can allow the call now (its until, its args),
+// and its until.
+func usable(d *token.Discharge, digest []byte, now time.Time) (int64, bool) {
+	var until int64
+	for _, c := range d.UnverifiedCaveats() {
+		switch c.Kind {
+		case caveat.Until:
+			until = c.Time
+		case caveat.Args:
+			if !bytes.Equal(c.Bytes, digest) {
+				return 0, false
+			}
+		}
+	}
+	return until, now.Unix() < until
+}
+
+// readPool reads every discharge of Config.DischargeDir, by text.
+func (p *Proxy) readPool() map[string]*token.Discharge {
+	pool := map[string]*token.Discharge{}
+	entries, err := os.ReadDir(p.cfg.DischargeDir)
+	if err != nil {
+		p.log.Printf("discharge directory: %v", err)
+		return pool
+	}
+	files := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), DischargeSuffix) || !e.Type().IsRegular() {
+			continue
+		}
+		if files++; files > maxDischargeFiles {
+			p.log.Printf("discharge directory: more than %d %s files: the rest are not read", maxDischargeFiles, DischargeSuffix)
+			break
+		}
+		p.readDischargeFile(filepath.Join(p.cfg.DischargeDir, e.Name()), pool)
+	}
+	return pool
+}
+
+// readDischargeFile adds the discharges of one file, one per line, to pool.
+func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge) {
+	f, err := os.Open(path)
+	if err != nil {
+		p.log.Printf("discharge file %s: %v", filepath.Base(path), err)
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, maxDischargeFileBytes))
+	sc.Buffer(nil, token.MaxDischargeTextBytes+2)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		d, err := token.ParseDischarge(line)
+		if err != nil {
+			p.log.Printf("discharge file %s line %d: skipped: %v", filepath.Base(path), n, err)
+			continue
+		}
+		pool[line] = d
+	}
+}
+
+// approvalText is what the agent is told for the approvals a refused call
+// needs: who must approve (key id, location, code) and the command they
+// run. With a discharge directory, the call's arguments are written there
+// first, so the command says --args @FILE and its output lands where the
+// proxy reads it.
+func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest []byte) string {
+	var parts []string
+	seen := map[int]bool{}
+	for _, r := range rs {
+		if r.Check != checkApproval || r.Block < 0 || seen[r.Block] {
+			continue
+		}
+		for _, a := range st.approvals {
+			if a.block == r.Block {
+				seen[a.block] = true
+				parts = append(parts, p.approveLine(a, args, digest))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// approveLine tells whom to ask for one approval and the command to run.
+func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
+	code := token.BindingCode(a.binding)
+	who := a.approver.KeyID
+	if a.approver.Location != "" {
+		who += " at " + a.approver.Location
+	}
+	cmd := []string{"tickettool approve --key", shellQuote(a.approver.KeyID + ".key")}
+	var redirect []string
+	if digest != nil {
+		argsRef := shellQuote(string(args))
+		if len(args) > maxInlineArgs {
+			argsRef = "@ARGS.json" // a file holding the call's arguments
+		}
+		if p.cfg.DischargeDir != "" {
+			name := code + "-" + hex.EncodeToString(digest[:8])
+			if path, err := p.writeArgs(name, args); err != nil {
+				p.log.Printf("discharge directory: %v", err)
+			} else {
+				argsRef = shellQuote("@" + path)
+				redirect = []string{">", shellQuote(filepath.Join(p.cfg.DischargeDir, name+DischargeSuffix))}
+			}
+		}
+		cmd = append(cmd, "--once --args", argsRef)
+	}
+	cmd = append(append(cmd, p.cfg.ApproveTicket), redirect...)
+	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
+}
+
+// writeArgs writes a call's arguments to NAME.json in the discharge
+// directory, mode 0600, replacing any file of that name atomically, and
+// returns its path.
+func (p *Proxy) writeArgs(name string, args []byte) (string, error) {
+	path := filepath.Join(p.cfg.DischargeDir, name+".json")
+	f, err := os.CreateTemp(p.cfg.DischargeDir, ".args-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(append(bytes.Clone(args), '\n'))
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", werr
+	}
+	return path, nil
+}
+
+// shellSafe matches a word a POSIX shell takes as it is.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
+
+// shellQuote quotes s for a POSIX shell: as it is when that is safe,
+// else in single quotes.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
