@@ -2,10 +2,13 @@ package guard_test
 
 import (
 	"context"
+	"os"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/key"
@@ -116,5 +119,54 @@ func TestGuardRevokeDischarge(t *testing.T) {
 	}
 	if r := d.Refusals[0]; r.Check != verify.CheckRevoked || r.Block != 1 || r.Kind != caveat.Approval {
 		t.Fatalf("refused by %+v", r)
+	}
+}
+
+// TestReceiptApprovals: the receipt of an allowed call records, per used
+// discharge, the approver's key id and the DID (chain/FORMAT.md §1.2,
+// field 17); a refused call's receipt names none (the second use of a
+// one-shot discharge), nor does an allowed call without approvals. The
+// log verifies.
+func TestReceiptApprovals(t *testing.T) {
+	tk, keys, x := approved(t, "calls=1")
+	plain, _ := fixture(t)
+	log, path := receiptLog(t)
+	g, err := guard.New(guard.Config{Keys: keys, Receipts: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, c := range []struct {
+		tk      *token.Ticket
+		req     *caveat.Request
+		allowed bool
+	}{{tk, withDischarge(x), true}, {tk, withDischarge(x), false}, {plain, readFile(), true}} {
+		if d, err := g.Verify(ctx, c.tk, c.req, t0); err != nil || d.Allowed != c.allowed {
+			t.Fatalf("call %d: %v %v", i, err, d.Refusals)
+		}
+	}
+	log.Close()
+	want := [][]chain.Approval{{{KeyID: "pricing-lead", ID: x.ID()}}, nil, nil}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	i := 0
+	for e, err := range chain.Scan(f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(e.Record.Approvals, want[i]) {
+			t.Errorf("record %d (%s): approvals %+v, want %+v", i, e.Record.Kind, e.Record.Approvals, want[i])
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Fatalf("%d records", i)
+	}
+	rk, _ := fixedkey.Signing(key.Ed25519, "receipts", "guard receipts")
+	if _, err := chain.Verify(path, rk.Verifying(), "test"); err != nil {
+		t.Fatal(err)
 	}
 }
