@@ -25,15 +25,18 @@
 //	14  prev      bstr, 32 bytes       always: SHA-256 of the previous record's exact bytes
 //	15  alg       uint 1..2            always: 1 Ed25519, 2 HMAC-SHA256
 //	16  sig       bstr, 64 or 32 bytes always: the signature
+//	17  approvals [+ [tstr, bstr]], 1..8 when non-empty: per discharge that allowed the call, [approver key id, DID]
 //
-// Fields 4..13 are omitted when empty, so every record has exactly one
-// encoding. The signature covers
+// Fields 4..13 and 17 are omitted when empty, so every record has exactly
+// one encoding. The signature covers
 //
 //	"tickettool/v1 receipt" || 0x00 || encoding of the map without key 16
 //
 // signed with Ed25519 (RFC 8032) or tagged with HMAC-SHA256 (RFC 2104);
-// since 16 is the largest key, the record is that map with one more pair
-// appended and its head's count raised by one. The first record's prev is
+// the record is that map with one more pair and its head's count raised
+// by one (at most 17 pairs, head 0xa6 to 0xb1): the signature's pair is
+// appended, or, when field 17 is present, inserted just before it, keys
+// ascending. The first record's prev is
 // the origin hash SHA-256("tickettool/v1 receipt origin" || 0x00 ||
 // origin), which binds the whole chain to the log's origin.
 //
@@ -58,7 +61,9 @@
 // break. Issue #18 asked for an open that does not grow with the log; this
 // is its price, and the reason to run "receipt verify" on a schedule.
 //
-// A tail is torn only when the file ends inside its first incomplete item
+// A record-like offset is a map head of 6 to 17 pairs (0xa6 to 0xb1),
+// key 1, an unsigned integer head. A tail is torn only when the file ends
+// inside its first incomplete item
 // (or holds only zero bytes from there) and no complete, well-formed record
 // (one [Decode] accepts) starts anywhere after that item's first byte: a
 // crash leaves nothing after the record it cut short. Otherwise the log is

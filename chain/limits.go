@@ -23,6 +23,10 @@ const (
 	// MaxSubjects bounds the number of subjects of one record.
 	MaxSubjects = 64
 
+	// MaxApprovals bounds the approvals (field 17) of one record: one per
+	// discharge a request may carry (spec/FORMAT.md §6).
+	MaxApprovals = 8
+
 	// MaxReasonBytes bounds the reason of a refusal.
 	MaxReasonBytes = 1024
 

@@ -264,14 +264,14 @@ func (l *Log) seal(e *entry, seq int64, head [32]byte, last int64) ([]byte, erro
 	}
 	r := e.r
 	r.Seq, r.Time, r.Prev, r.Alg, r.Sig = uint64(seq), time.UnixMilli(t).UTC(), head, l.key.Alg(), nil
-	input, err := r.SigningInput()
+	u, tail, err := r.unsigned()
 	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if r.Sig, err = l.key.Sign(append([]byte(recordDomain), u...)); err != nil {
 		return nil, err
 	}
-	if r.Sig, err = l.key.Sign(input); err != nil {
-		return nil, err
-	}
-	b, err := withSig(input[len(recordDomain):], r.Sig)
+	b, err := withSig(u, tail, r.Sig)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}

@@ -45,6 +45,16 @@ type Record struct {
 	Prev     [32]byte // SHA-256 of the previous record's bytes, or OriginHash
 	Alg      key.Alg  // the algorithm of Sig
 	Sig      []byte   // signature over SigningInput
+	// Approvals are, in an allowed record, the discharges that allowed the
+	// call (field 17, FORMAT.md §1.2): at most MaxApprovals.
+	Approvals []Approval
+}
+
+// Approval names one discharge that allowed a call: the approver's key id
+// (1 to MaxIDBytes bytes) and the discharge id, DID (spec/FORMAT.md §4.6).
+type Approval struct {
+	KeyID string
+	ID    [32]byte
 }
 
 // OriginHash is the prev value of a log's first record:
@@ -107,6 +117,17 @@ func (r *Record) toWire() (wire.Record, error) {
 			return w, err
 		}
 	}
+	if len(r.Approvals) > MaxApprovals {
+		return w, fmt.Errorf("more than %d approvals", MaxApprovals)
+	}
+	for _, a := range r.Approvals {
+		if a.KeyID == "" {
+			return w, errors.New("an approval has an empty key id")
+		}
+		if err := checkText("approval key id", a.KeyID, MaxIDBytes); err != nil {
+			return w, err
+		}
+	}
 	w = wire.Record{
 		Seq: r.Seq, Time: uint64(ms), Kind: uint8(r.Kind),
 		TicketID: r.TicketID, FamilyID: r.FamilyID, Block: uint64(r.Block),
@@ -114,38 +135,55 @@ func (r *Record) toWire() (wire.Record, error) {
 		Check: r.Check, Caveat: r.Caveat, Reason: r.Reason, Note: r.Note,
 		Prev: r.Prev[:], Alg: wireAlg(r.Alg),
 	}
+	for _, a := range r.Approvals {
+		w.Approvals = append(w.Approvals, wire.RecordApproval{KeyID: a.KeyID, ID: bytes.Clone(a.ID[:])})
+	}
 	return w, nil
 }
 
-// unsigned returns the encoding of r without field 16.
-func (r *Record) unsigned() ([]byte, error) {
+// unsigned returns the encoding of r without field 16, and how many of its
+// last bytes are field 17's pair (0 without approvals): the signature's
+// pair goes before them.
+func (r *Record) unsigned() ([]byte, int, error) {
 	w, err := r.toWire()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	b, err := wire.Marshal(w)
 	if err != nil {
-		return nil, fmt.Errorf("encode: %v", err)
+		return nil, 0, fmt.Errorf("encode: %v", err)
 	}
-	return b, nil
+	tail := 0
+	if len(w.Approvals) > 0 {
+		v, err := wire.Marshal(w.Approvals)
+		if err != nil {
+			return nil, 0, fmt.Errorf("encode: %v", err)
+		}
+		tail = 1 + len(v) // the key 0x11, then the array
+	}
+	return b, tail, nil
 }
 
 // withSig returns the record's full encoding from its unsigned encoding:
-// the map gains one pair, key 16 (which sorts after every other key) with
-// the signature as a byte string. A record has at most 15 pairs without
-// its signature, so its map head is the single byte 0xa0|n.
-func withSig(unsigned, sig []byte) ([]byte, error) {
-	if len(unsigned) == 0 || unsigned[0]>>5 != 5 || unsigned[0]&0x1f >= 16 {
+// the map gains one pair, key 16 with the signature as a byte string,
+// after every other key but 17, whose pair (the last tail bytes of
+// unsigned) follows it (FORMAT.md §1.1). A record has at most 16 pairs
+// without its signature, so its map head is the single byte 0xa0|n, and
+// at most 17 with it (0xb1).
+func withSig(unsigned []byte, tail int, sig []byte) ([]byte, error) {
+	if len(unsigned) == 0 || unsigned[0]>>5 != 5 || unsigned[0]&0x1f > 16 || tail < 0 || tail >= len(unsigned) {
 		return nil, fmt.Errorf("unexpected record head")
 	}
 	if len(sig) < 24 || len(sig) > 255 {
 		return nil, fmt.Errorf("signature of %d bytes", len(sig))
 	}
+	cut := len(unsigned) - tail
 	out := make([]byte, 0, len(unsigned)+3+len(sig))
 	out = append(out, unsigned[0]+1)
-	out = append(out, unsigned[1:]...)
+	out = append(out, unsigned[1:cut]...)
 	out = append(out, 0x10, 0x58, byte(len(sig)))
 	out = append(out, sig...)
+	out = append(out, unsigned[cut:]...)
 	if len(out) > MaxRecordBytes {
 		return nil, fmt.Errorf("record is longer than %d bytes", MaxRecordBytes)
 	}
@@ -160,10 +198,10 @@ func (r Record) Marshal() ([]byte, error) {
 	if len(r.Sig) != sigSize(r.Alg) {
 		return nil, fmt.Errorf("%w: signature is %d bytes, %s needs %d", ErrMalformed, len(r.Sig), r.Alg, sigSize(r.Alg))
 	}
-	u, err := r.unsigned()
+	u, tail, err := r.unsigned()
 	if err == nil {
 		var b []byte
-		if b, err = withSig(u, r.Sig); err == nil {
+		if b, err = withSig(u, tail, r.Sig); err == nil {
 			return b, nil
 		}
 	}
@@ -174,7 +212,7 @@ func (r Record) Marshal() ([]byte, error) {
 // "tickettool/v1 receipt" || 0x00 || the encoding of the record's map
 // without key 16. Sig is ignored.
 func (r Record) SigningInput() ([]byte, error) {
-	u, err := r.unsigned()
+	u, _, err := r.unsigned()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
@@ -210,6 +248,12 @@ func decode(data []byte) (Record, []byte, error) {
 		Check: w.Check, Caveat: w.Caveat, Reason: w.Reason, Note: w.Note,
 		Alg: algOfWire(w.Alg), Sig: w.Sig,
 	}
+	for _, a := range w.Approvals {
+		if len(a.ID) != len(Approval{}.ID) {
+			return Record{}, nil, fmt.Errorf("an approval's discharge id is %d bytes, not 32", len(a.ID))
+		}
+		r.Approvals = append(r.Approvals, Approval{KeyID: a.KeyID, ID: [32]byte(a.ID)})
+	}
 	if w.Time > MaxTimeMillis {
 		return Record{}, nil, fmt.Errorf("time %d is out of range", w.Time)
 	}
@@ -225,11 +269,11 @@ func decode(data []byte) (Record, []byte, error) {
 	if n := sigSize(r.Alg); n == 0 || len(r.Sig) != n {
 		return Record{}, nil, fmt.Errorf("signature of %d bytes for algorithm %d", len(r.Sig), w.Alg)
 	}
-	u, err := r.unsigned()
+	u, tail, err := r.unsigned()
 	if err != nil {
 		return Record{}, nil, err
 	}
-	full, err := withSig(u, r.Sig)
+	full, err := withSig(u, tail, r.Sig)
 	if err != nil {
 		return Record{}, nil, err
 	}

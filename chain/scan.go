@@ -115,7 +115,7 @@ func (s *scanner) tornBreak(rest []byte, cerr error) *BreakError {
 // recordAfter returns the offset of the first complete, well-formed record
 // (one that Decode accepts) starting in b, or -1 when none does. It tries
 // only the offsets where a record's first bytes stand (a map head of 6 to
-// 16 pairs, key 1, an unsigned integer head), at most maxRecordProbes of
+// 17 pairs, key 1, an unsigned integer head), at most maxRecordProbes of
 // them, each on at most MaxRecordBytes: when more offsets remain it
 // returns -2, so that bytes made to hold many record-like items are taken
 // for damage (fail closed), never for a torn tail. Its time is linear in

@@ -166,7 +166,7 @@ func (l *Log) linked(win []byte, start int64, j int, rec Record) bool {
 }
 
 // recordLike reports whether b starts as a record does: a map head of 6 to
-// 16 pairs, key 1 (seq), an unsigned integer head (FORMAT.md §2).
+// 17 pairs, key 1 (seq), an unsigned integer head (FORMAT.md §2).
 func recordLike(b []byte) bool {
-	return len(b) >= 3 && b[0] >= 0xa6 && b[0] <= 0xb0 && b[1] == 0x01 && b[2]>>5 == 0
+	return len(b) >= 3 && b[0] >= 0xa6 && b[0] <= 0xb1 && b[1] == 0x01 && b[2]>>5 == 0
 }

@@ -29,6 +29,14 @@ var fieldMutations = map[string]func(*Record){
 	"note":     func(r *Record) { r.Note = "" },
 	"prev":     func(r *Record) { r.Prev[0] ^= 1 },
 	"sig":      func(r *Record) { r.Sig = slices.Clone(r.Sig); r.Sig[5] ^= 0x10 },
+	"approvals": func(r *Record) {
+		if len(r.Approvals) == 0 {
+			r.Approvals = []Approval{{KeyID: "pricing-lead"}}
+		} else {
+			r.Approvals = slices.Clone(r.Approvals)
+			r.Approvals[0].ID[0] ^= 1
+		}
+	},
 }
 
 func TestTamperEveryField(t *testing.T) {

@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"slices"
+
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -28,12 +30,15 @@ func check(a *Admission) error {
 			return invalid("admission: cost currency is not 3 letters A-Z")
 		}
 	}
+	if len(a.Discharges) > verify.MaxDischarges {
+		return invalid("admission: %d discharges, at most %d", len(a.Discharges), verify.MaxDischarges)
+	}
 	if err := ValidateBudgets(a.Budgets); err != nil {
 		return err
 	}
 	for i, b := range a.Budgets {
-		if b.Block < 0 || b.Block >= len(a.Blocks) || b.Key != a.Blocks[b.Block] {
-			return invalid("admission: budget %d: its key is not the id of block %d of the chain", i, b.Block)
+		if b.Block < 0 || b.Block >= len(a.Blocks) || b.Key != a.Blocks[b.Block] && !slices.Contains(a.Discharges, b.Key) {
+			return invalid("admission: budget %d: its key is neither the id of block %d of the chain nor a used discharge's", i, b.Block)
 		}
 	}
 	return nil

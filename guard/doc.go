@@ -22,6 +22,15 @@
 // cannot be replayed in another family: its ath claim binds it to one
 // ticket.
 //
+// A used discharge (an approver's approval, issue #19) is charged and
+// revoked like a block: its calls and total budgets are keyed by its id
+// (the DID, verify.UsedDischarge), charged in the same Admit as the
+// ticket's (so calls=1 admits one call, whichever process asks), and a
+// DID revoked in the family ([Guard.RevokeDischarge]) refuses the
+// admission as a revoked block does. Admission.Discharges carries the
+// DIDs; a budget keyed by anything but a block of the chain or one of
+// them is invalid.
+//
 // # Retries and failure
 //
 // Every admission carries a [RequestID] the caller draws once per call. An

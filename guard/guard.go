@@ -127,6 +127,9 @@ func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *ca
 		Request: NewRequestID(), Blocks: d.BlockIDs, Budgets: d.Budgets, Cost: req.Cost,
 		Now: now, Expires: familyExpires(t),
 	}
+	for _, u := range d.Discharges {
+		a.Discharges = append(a.Discharges, u.ID)
+	}
 	if g.cfg.Hold > 0 {
 		a.HoldUntil = now.Add(g.cfg.Hold)
 	}
@@ -143,6 +146,9 @@ func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *ca
 	case v.Admitted:
 		d.Request = a.Request
 		return
+	case v.Reason == Revoked && v.Index >= len(d.BlockIDs) && v.Index-len(d.BlockIDs) < len(d.Discharges):
+		u := d.Discharges[v.Index-len(d.BlockIDs)]
+		d.refuse(verify.CheckRevoked, u.Block, caveat.Approval, "discharge "+u.ID.String()+" is revoked")
 	case v.Reason == Revoked:
 		d.refuse(verify.CheckRevoked, v.Index, 0, fmt.Sprintf("block %d is revoked", v.Index))
 	case v.Reason == Replayed:
@@ -153,7 +159,11 @@ func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *ca
 		if b.Kind == caveat.Total {
 			msg = "total budget of " + b.Total.String() + " would be exceeded"
 		}
-		d.refuse(verify.CheckCaveat, b.Block, b.Kind, msg)
+		check := verify.CheckCaveat
+		if b.Key != d.BlockIDs[b.Block] { // a discharge's budget, keyed by its id
+			check, msg = verify.CheckApproval, "discharge: "+msg
+		}
+		d.refuse(check, b.Block, b.Kind, msg)
 	default:
 		d.refuse(CheckStore, -1, 0, "the store gave no reason for refusing the call")
 	}
@@ -221,6 +231,35 @@ func (g *Guard) Revoke(ctx context.Context, t *token.Ticket, now time.Time) erro
 		return fmt.Errorf("%w (nothing revoked: the ticket does not verify)", d.Err())
 	}
 	r := Revocation{Family: d.BlockIDs[0], Blocks: d.BlockIDs[len(d.BlockIDs)-1:], Expires: familyExpires(t)}
+	return g.cfg.Store.Revoke(ctx, r, now)
+}
+
+// RevokeDischarge revokes the discharge x of one of t's approvals in the
+// store: from when it returns, no guard on the store allows a call that
+// presents it (spec/FORMAT.md §7 step 6a, sub-step 6). t must verify under
+// the guard's keys, and x must be bound to one of its approval caveats
+// (its family is t's; a discharge for no approval of t is an error).
+func (g *Guard) RevokeDischarge(ctx context.Context, t *token.Ticket, x *token.Discharge, now time.Time) error {
+	if x == nil {
+		return errors.New("guard: no discharge")
+	}
+	d, err := verify.Validate(t, g.cfg.Keys, now, &g.cfg.Options)
+	if err != nil {
+		return err
+	}
+	if len(d.BlockIDs) == 0 {
+		return fmt.Errorf("%w (nothing revoked: the ticket does not verify)", d.Err())
+	}
+	bound := false
+	for j := range d.BlockIDs {
+		if b, err := t.Binding(j); err == nil && b == x.UnverifiedBinding() {
+			bound = true
+		}
+	}
+	if !bound {
+		return errors.New("guard: the discharge is bound to no approval of the ticket")
+	}
+	r := Revocation{Family: d.BlockIDs[0], Blocks: []token.BlockID{x.ID()}, Expires: familyExpires(t)}
 	return g.cfg.Store.Revoke(ctx, r, now)
 }
 

@@ -121,7 +121,7 @@ func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Verdict, error) {
 }
 
 func (s *MemoryStore) decide(a *Admission, p *Plan) Verdict {
-	for i, id := range a.Blocks {
+	for i, id := range p.Revocable {
 		if _, ok := s.revoked[memBlock{p.Family, id}]; ok {
 			return Verdict{Reason: Revoked, Index: i}
 		}

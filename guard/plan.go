@@ -16,10 +16,14 @@ import (
 // writes. Store implementations build one with [Prepare], so that every
 // store checks input the same way and names counters the same way.
 type Plan struct {
-	Family  token.BlockID
-	Digest  [32]byte // the admission's content: a retry must match it
-	Replay  [32]byte // ReplayDigest of the replay key, when Admission.Replay is set
-	Charges []Charge // one per budget, in order
+	Family token.BlockID
+	// Revocable are the ids the admission is refused for if one is revoked
+	// in the family: Blocks, then Discharges (the Verdict's Index is the
+	// index here).
+	Revocable []token.BlockID
+	Digest    [32]byte // the admission's content: a retry must match it
+	Replay    [32]byte // ReplayDigest of the replay key, when Admission.Replay is set
+	Charges   []Charge // one per budget, in order
 	// Keep is until when the verdict is kept for retries:
 	// RequestRetention after the latest of Now, HoldUntil and the
 	// replay entry's Until.
@@ -81,7 +85,10 @@ func Prepare(a *Admission) (Plan, error) {
 	if err := check(a); err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Family: a.Blocks[0], Digest: digest(a), Charges: make([]Charge, len(a.Budgets))}
+	p := Plan{Family: a.Blocks[0], Revocable: a.Blocks, Digest: digest(a), Charges: make([]Charge, len(a.Budgets))}
+	if len(a.Discharges) > 0 {
+		p.Revocable = append(a.Blocks[:len(a.Blocks):len(a.Blocks)], a.Discharges...)
+	}
 	for i, b := range a.Budgets {
 		c := Charge{Counter: CounterOf(b), Limit: Limit(b), Amount: 1}
 		if b.Kind == caveat.Total {
@@ -153,6 +160,16 @@ func digest(a *Admission) [32]byte {
 		b = appendString(b, a.Cost.Currency)
 	} else {
 		b = binary.BigEndian.AppendUint64(b, 0)
+	}
+	// Only when present, so that an admission without discharges keeps
+	// the digest it had before they existed (a retry across an upgrade
+	// still matches). A budget's key is in the digest through them.
+	if len(a.Discharges) > 0 {
+		b = append(b, "discharges\x00"...)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(a.Discharges)))
+		for _, id := range a.Discharges {
+			b = append(b, id[:]...)
+		}
 	}
 	return sha256.Sum256(b)
 }

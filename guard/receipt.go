@@ -64,6 +64,11 @@ func receiptFor(d *verify.Decision, t *token.Ticket, req *caveat.Request) chain.
 		r.TicketID, r.FamilyID = id[:], d.FamilyID
 	}
 	r.Subjects = append(append(r.Subjects, req.Paths...), req.URLs...)
+	if d.Allowed { // which approver's discharge allowed the call (chain/FORMAT.md §1.2)
+		for _, u := range d.Discharges {
+			r.Approvals = append(r.Approvals, chain.Approval{KeyID: u.KeyID, ID: u.ID})
+		}
+	}
 	if !d.Allowed {
 		f := d.Refusals[0]
 		r.Kind, r.Check, r.Reason = chain.KindRefused, string(f.Check), f.Reason

@@ -84,11 +84,17 @@ type Admission struct {
 	// Blocks[0] is the family id every ticket of the delegation shares.
 	// The admission is refused if any of them is revoked.
 	Blocks []token.BlockID
+	// Discharges holds the id (DID) of every discharge the decision used
+	// (verify.Decision.Discharges), at most verify.MaxDischarges: the
+	// admission is refused if one of them is revoked in the family, as a
+	// block would be, and a discharge's budgets are keyed by it.
+	Discharges []token.BlockID
 	// Replay, when set, is the DPoP proof's key: refused while an earlier
 	// admission of the family recorded it and now is not after its Until.
 	Replay *ReplayEntry
 	// Budgets are verify.Decision.Budgets: each Key must be the id of the
-	// block (Blocks[Block]) that set it.
+	// block (Blocks[Block]) that set it, or, for a discharge's budget, one
+	// of Discharges.
 	Budgets []verify.Budget
 	// Cost is the call's cost, required by every total budget (a total
 	// budget with no cost, or a cost in another currency, refuses).
@@ -127,7 +133,7 @@ type Reason uint8
 
 const (
 	Admitted  Reason = iota // not refused
-	Revoked                 // a block of the chain is revoked (Verdict.Index: the block)
+	Revoked                 // a block of the chain or a used discharge is revoked (Verdict.Index: see Verdict)
 	Replayed                // the DPoP proof's replay key is live
 	Exhausted               // a budget has no room (Verdict.Index: the budget)
 )
@@ -148,8 +154,11 @@ func (r Reason) String() string {
 type Verdict struct {
 	Admitted bool
 	Reason   Reason // Admitted if and only if Admitted is true
-	Index    int    // the block (Revoked) or budget (Exhausted) concerned; else -1
-	Repeated bool   // the verdict of an earlier Admit with the same request id
+	// Index is the budget concerned (Exhausted), or, for Revoked, the
+	// block (an index of Admission.Blocks) or, from len(Blocks) on, the
+	// discharge (Admission.Discharges[Index-len(Blocks)]); else -1.
+	Index    int
+	Repeated bool // the verdict of an earlier Admit with the same request id
 }
 
 // Outcome says how Settle ends a reservation.
@@ -162,8 +171,10 @@ const (
 
 // Revocation names blocks to revoke in one family.
 type Revocation struct {
-	Family token.BlockID   // block 0's id; revoking it revokes every ticket of the family
-	Blocks []token.BlockID // blocks of that family (Family itself may be one)
+	Family token.BlockID // block 0's id; revoking it revokes every ticket of the family
+	// Blocks are blocks of that family (Family itself may be one), or
+	// discharge ids (DIDs) of discharges bound to a ticket of it.
+	Blocks []token.BlockID
 	// Expires is when the revocation may be forgotten: no earlier than
 	// the family's Expires (see Admission). Zero keeps it for ever.
 	Expires time.Time

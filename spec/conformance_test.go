@@ -47,14 +47,24 @@ func TestConformance(t *testing.T) {
 			}
 			for _, b := range r.Budgets {
 				classes["budget:"+b.Kind]++
+				if b.Discharge != nil {
+					classes["budget:discharge"]++
+				}
+			}
+			if len(r.Approvals) > 0 {
+				classes["approvals"]++
+			}
+			if r.Charge != "" {
+				classes["charge:"+r.Charge]++
 			}
 		}
 	}
-	// Every error class, every check a verifier names and both kinds of
-	// budget are exercised.
+	// Every error class, every check a verifier names, both kinds of
+	// budget, used discharges with their budgets, and both outcomes of a
+	// sequence's charge are exercised.
 	for _, c := range []string{"malformed", "allowed", "refused:key", "refused:chain", "refused:mode",
 		"refused:attenuation", "refused:revoked", "refused:policy", "refused:caveat", "refused:dpop",
-		"budget:calls", "budget:total"} {
+		"budget:calls", "budget:total", "refused:approval", "approvals", "budget:discharge", "charge:ok", "charge:exhausted"} {
 		if classes[c] == 0 {
 			t.Errorf("no vector exercises %s", c)
 		}

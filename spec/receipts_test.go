@@ -38,6 +38,9 @@ func TestReceiptConformance(t *testing.T) {
 		})
 		for _, r := range l.Records {
 			kinds[l.Key+"/"+r.Fields.Kind] = true
+			if len(r.Fields.Approvals) > 0 {
+				kinds[l.Key+"/approvals"] = true // field 17 (issue #19)
+			}
 		}
 	}
 	results := map[string]int{}
@@ -59,7 +62,7 @@ func TestReceiptConformance(t *testing.T) {
 	}
 	// Both algorithms, every kind, and every outcome are exercised.
 	for _, alg := range []string{"ed25519", "hmac"} {
-		for _, k := range []string{"intent", "minted", "delegated", "allowed", "refused", "other", "captured", "released"} {
+		for _, k := range []string{"intent", "minted", "delegated", "allowed", "refused", "other", "captured", "released", "approvals"} {
 			if !kinds[alg+"/"+k] {
 				t.Errorf("no %s log holds a %s record", alg, k)
 			}

@@ -18,9 +18,10 @@ const (
 	CheckMode        Check = "mode"        // the ticket's mode is not its key's
 	CheckChain       Check = "chain"       // a tag, signature or seal does not verify
 	CheckAttenuation Check = "attenuation" // a block is not at least as strict as the ones before it
-	CheckRevoked     Check = "revoked"     // a block id is in the revoked set
+	CheckRevoked     Check = "revoked"     // a block id, or a used discharge's id, is in the revoked set
 	CheckPolicy      Check = "policy"      // the verifier's own policy refuses the ticket
 	CheckCaveat      Check = "caveat"      // a caveat does not hold for the request
+	CheckApproval    Check = "approval"    // an approval caveat lacks a valid discharge, or a discharge fails (step 6a)
 	CheckDPoP        Check = "dpop"        // the holder's DPoP proof is missing, invalid or replayed
 )
 
@@ -58,7 +59,10 @@ func (r Refusal) String() string {
 
 // Budget is a calls or total caveat the caller's ledger must charge. Key is
 // the id of the block that set it: every ticket that descends from that
-// block shares the budget, so a delegation family cannot multiply it.
+// block shares the budget, so a delegation family cannot multiply it. A
+// used discharge's budget has the discharge id (DID) as Key and the
+// approval's block as Block: every request that carries the discharge
+// shares it.
 type Budget struct {
 	Block int
 	Kind  caveat.Kind // caveat.Calls or caveat.Total
@@ -75,15 +79,22 @@ type Decision struct {
 	// Set once the chain verified (even if a later check refused).
 	FamilyID []byte          // block 0's ticket id
 	BlockIDs []token.BlockID // one per block; the last is the ticket's id
-	Budgets  []Budget        // to be charged by the caller before the call runs
+	Budgets  []Budget        // to be charged by the caller before the call runs: the ticket's, then the used discharges'
 	Intent   string          // block 0's intent, if any
+
+	// Discharges are the discharges that passed step 6a, one per approval
+	// caveat they discharge, blocks ascending. Each one's calls and total
+	// caveats are in Budgets with the discharge id as Key and the
+	// approval's block as Block.
+	Discharges []UsedDischarge
 
 	// Proof is the checked DPoP proof of a bound ticket's holder. The
 	// caller must remember Proof.ReplayKey until Proof.RememberUntil and
 	// refuse a second use (Guard does).
 	Proof *dpop.Proof
 
-	spare spare // storage VerifyText reuses
+	missing []Missing // the approvals refused for want of a discharge (MissingApproval)
+	spare   spare     // storage VerifyText reuses
 }
 
 // TicketID returns the id of the ticket's last block, or the zero id if the

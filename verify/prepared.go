@@ -86,23 +86,28 @@ func (p *Prepared) Ticket() *token.Ticket { return p.ticket }
 
 // Verify decides whether the prepared ticket allows req at now: the same
 // [Decision] as [Verify] with the ticket, keys and options p was prepared
-// with. It returns an error only for a nil request.
+// with. It returns an error only for a nil request, or, as Verify does,
+// for discharges that do not decode.
 func (p *Prepared) Verify(req *caveat.Request, now time.Time) (Decision, error) {
 	if req == nil {
 		return Decision{}, errors.New("verify: no request")
 	}
-	return p.decide(req, now), nil
+	dis, err := decodeDischarges(req.Discharges)
+	if err != nil {
+		return Decision{}, err
+	}
+	return p.decide(req, dis, now), nil
 }
 
 // Validate checks the prepared ticket without a request, as [Validate]
 // does.
 func (p *Prepared) Validate(now time.Time) Decision {
-	return p.decide(nil, now)
+	return p.decide(nil, nil, now)
 }
 
-// decide runs steps 3 to 5 on a copy of the base decision. The copy owns
+// decide runs steps 3 to 5 (with 6a, the approvals) on a copy of the base decision. The copy owns
 // its slices, so a caller that changes them changes no other decision.
-func (p *Prepared) decide(req *caveat.Request, now time.Time) Decision {
+func (p *Prepared) decide(req *caveat.Request, dis []*token.Discharge, now time.Time) Decision {
 	d := p.base
 	d.Refusals = slices.Clone(d.Refusals)
 	d.BlockIDs = slices.Clone(d.BlockIDs)
@@ -129,6 +134,9 @@ func (p *Prepared) decide(req *caveat.Request, now time.Time) Decision {
 		for _, c := range p.chain.Blocks[i].Caveats {
 			d.checkCaveat(i, c, req, now, p.opts.Skew)
 		}
+	}
+	if req != nil {
+		d.checkApprovals(p.ticket, &p.chain, p.scope.Holder(), dis, req, now, &p.opts)
 	}
 	if holder := p.scope.Holder(); holder != nil && req != nil && !p.ownKey {
 		d.checkHolder(p.ticket, &p.chain, holder, req, now, &p.opts.DPoP)

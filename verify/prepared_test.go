@@ -25,7 +25,7 @@ func TestPropPreparedIsVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := 0
+	allowed, usedApprovals := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		sk, keys := genKey(t)
 		b0 := genCaveats(t, "b0")
@@ -46,6 +46,7 @@ func TestPropPreparedIsVerify(t *testing.T) {
 				tk = c
 			}
 		}
+		tk, dis := genApprovals(t, tk)
 		if rapid.Bool().Draw(t, "seal") {
 			tk, _ = tk.Seal()
 		}
@@ -74,6 +75,11 @@ func TestPropPreparedIsVerify(t *testing.T) {
 			opts.Modes = []key.Alg{rapid.SampledFrom([]key.Alg{key.HMACSHA256, key.Ed25519}).Draw(t, "mode")}
 		}
 		revoked := verify.RevokedSet{}
+		if len(dis) > 0 && sometimes("revoke a discharge") {
+			if x, err := token.ParseDischarge(dis[0]); err == nil {
+				revoked[token.BlockID(x.ID())] = struct{}{}
+			}
+		}
 		opts.Revoked = revoked
 		at := func(label string) time.Time {
 			return t0.Add(time.Duration(rapid.IntRange(-90, 90).Draw(t, label)) * time.Minute)
@@ -96,6 +102,7 @@ func TestPropPreparedIsVerify(t *testing.T) {
 		for range 8 {
 			now := at("now")
 			r := genRequestFor(t, all)
+			r.Discharges = dis
 			if rapid.Bool().Draw(t, "proof") {
 				jti := rapid.SampledFrom([]string{"j1", ""}).Draw(t, "jti")
 				proof, err := dpop.Make(holderKey, "POST", "mcp://s/a", dpop.MakeOptions{AccessToken: tk.String(), IssuedAt: at("iat"), JTI: jti})
@@ -111,6 +118,9 @@ func TestPropPreparedIsVerify(t *testing.T) {
 			}
 			if want.Allowed {
 				allowed++
+				if len(want.Discharges) > 0 {
+					usedApprovals++
+				}
 			}
 			wantV, _ := verify.Validate(tk, keys, now, opts)
 			if gotV := p.Validate(now); !reflect.DeepEqual(wantV, gotV) {
@@ -118,7 +128,7 @@ func TestPropPreparedIsVerify(t *testing.T) {
 			}
 		}
 	})
-	t.Logf("%d allowed decisions compared", allowed)
+	t.Logf("%d allowed decisions compared, %d with used discharges", allowed, usedApprovals)
 	// About a third of the cases are allowed; fewer than 5 of 100 would
 	// mean the generator stopped reaching allowed decisions.
 	if allowed < 5 {

@@ -3,6 +3,7 @@ package verify_test
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,70 @@ func genRequestFor(t *rapid.T, cs []caveat.Caveat) *caveat.Request {
 		}
 	}
 	return r
+}
+
+// genApprovals may append an approval caveat to tk (an Ed25519 approver,
+// with or without a location) and draws the request's discharges: the
+// right one with random caveats, one signed by another key, one bound to
+// nothing, one with a flipped text byte — so that the equivalence
+// properties reach every branch of step 6a.
+func genApprovals(t *rapid.T, tk *token.Ticket) (*token.Ticket, []string) {
+	lead, lead2, other := approvers(t)
+	// rapid draws the ends of a range more often: they mean "no change".
+	which := rapid.IntRange(0, 6).Draw(t, "approval?")
+	if which != 2 && which != 3 { // most draws: no approval, no discharge
+		return tk, nil
+	}
+	approved := which == 2
+	if approved {
+		signer := rapid.SampledFrom([]*key.Signing{lead, lead, other}).Draw(t, "approver")
+		loc := rapid.SampledFrom([]string{"", "room 4"}).Draw(t, "location")
+		if a, err := tk.Attenuate([]caveat.Caveat{approval(t, signer, byte(rapid.IntRange(0, 2).Draw(t, "nonce")), loc)}, nil); err == nil {
+			tk = a
+		}
+	}
+	var bind [32]byte
+	if b, err := tk.Binding(tk.Len() - 1); err == nil {
+		bind = b
+	}
+	var out []string
+	n := 1 // an unneeded discharge, or the approval's
+	if approved {
+		n = 1
+		if rapid.IntRange(0, 5).Draw(t, "second discharge?") == 2 {
+			n = 2
+		}
+	}
+	for k := range n {
+		signer := lead
+		if k > 0 || rapid.IntRange(0, 5).Draw(t, "other signer?") == 2 {
+			signer = rapid.SampledFrom([]*key.Signing{lead, lead2, other}).Draw(t, "signer")
+		}
+		b := bind
+		if rapid.IntRange(0, 7).Draw(t, "unbound?") == 3 {
+			b[0] ^= 1
+		}
+		var cs []caveat.Caveat
+		if rapid.IntRange(0, 5).Draw(t, "d caveats?") == 2 {
+			cs = genCaveats(t, "discharge")
+		}
+		if !slices.ContainsFunc(cs, func(c caveat.Caveat) bool { return c.Kind == caveat.Until }) {
+			h := rapid.SampledFrom([]int{2, 2, -2, 2, 2, 25, 2, 2}).Draw(t, "d until")
+			cs = append(cs, must(caveat.NewUntil(t0.Add(time.Duration(h)*time.Hour))))
+		}
+		if rapid.Bool().Draw(t, "d calls?") {
+			cs = append(cs, must(caveat.NewCalls(1)))
+		}
+		d, err := token.Approve(signer, b, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := d.String()
+		if rapid.IntRange(0, 19).Draw(t, "d flip?") == 7 {
+			i := rapid.IntRange(len(token.DischargePrefix), len(s)-1).Draw(t, "d at")
+			s = s[:i] + "A" + s[i+1:]
+		}
+		out = append(out, s)
+	}
+	return tk, out
 }

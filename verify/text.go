@@ -36,10 +36,16 @@ func VerifyText(d *Decision, text string, req *caveat.Request, keys *token.Keyri
 	}
 	v, err := lend.Parse(text)
 	if err != nil {
+		d.Budgets = nil // the zero decision
 		return err
 	}
 	defer lend.Return(v)
-	err = run(d, v.(*token.Ticket), req, keys, now, opts)
+	dis, err := decodeDischarges(req.Discharges)
+	if err != nil {
+		d.Budgets = nil
+		return err
+	}
+	err = run(d, v.(*token.Ticket), req, dis, keys, now, opts)
 	d.detach(intent)
 	if err != nil {
 		d.reset()
@@ -86,6 +92,10 @@ func (d *Decision) detach(prevIntent string) {
 	}
 	for i := range d.Refusals {
 		d.Refusals[i].Reason = strings.Clone(d.Refusals[i].Reason)
+	}
+	for i := range d.missing { // the approval caveats' strings are views
+		d.missing[i].KeyID = strings.Clone(d.missing[i].KeyID)
+		d.missing[i].Location = strings.Clone(d.missing[i].Location)
 	}
 	if cap(d.Budgets) > 0 {
 		d.spare.budgets = d.Budgets[:0]

@@ -55,6 +55,7 @@ func TestPropVerifyTextMatchesVerify(t *testing.T) {
 				tk = a
 			}
 		}
+		tk, dis := genApprovals(t, tk)
 		text := tk.String()
 		if rapid.Bool().Draw(t, "flip?") {
 			i := rapid.IntRange(0, len(text)-1).Draw(t, "at")
@@ -66,7 +67,9 @@ func TestPropVerifyTextMatchesVerify(t *testing.T) {
 		if rapid.Bool().Draw(t, "policy?") {
 			opts = &verify.Options{RequireExpiry: true, MaxLifetime: time.Hour}
 		}
-		verifyBoth(t, &d, text, genRequest(t), keys, opts)
+		r := genRequest(t)
+		r.Discharges = dis
+		verifyBoth(t, &d, text, r, keys, opts)
 	})
 }
 
@@ -136,24 +139,35 @@ func cloneDecision(d verify.Decision) verify.Decision {
 var modes = []key.Alg{key.HMACSHA256, key.Ed25519}
 
 // FuzzVerifyTextMatchesVerify holds VerifyText to Verify's decision on
-// any text, reusing one Decision.
+// any text and any discharges (comma-separated texts), reusing one
+// Decision.
 func FuzzVerifyTextMatchesVerify(f *testing.F) {
+	lead, _, _ := approvers(f)
 	for _, mode := range []int{0, 1} {
 		tk, _ := benchTicket(f, modes[mode])
-		f.Add(tk.String(), byte(mode))
+		f.Add(tk.String(), byte(mode), "")
 		s, _ := tk.Seal()
-		f.Add(s.String(), byte(mode))
-		f.Add(token.Prefix+base64.RawURLEncoding.EncodeToString(tk.Encode()[:40]), byte(mode))
+		f.Add(s.String(), byte(mode), "")
+		f.Add(token.Prefix+base64.RawURLEncoding.EncodeToString(tk.Encode()[:40]), byte(mode), "")
+		a := must(tk.Attenuate([]caveat.Caveat{approval(f, lead, 1, "room 4")}, nil))
+		d := discharge(f, lead, a, a.Len()-1, "until=10m", "calls=1")
+		f.Add(a.String(), byte(mode), d.String())
+		f.Add(a.String(), byte(mode), d.String()+","+d.String())
+		f.Add(tk.String(), byte(mode), d.String())
 	}
-	f.Add("tkt1_", byte(0))
-	f.Add("tkt1_oA", byte(1))
+	f.Add("tkt1_", byte(0), "dis1_")
+	f.Add("tkt1_oA", byte(1), "")
 	var keyrings [2]*token.Keyring
 	for i, m := range modes {
 		_, keyrings[i] = benchTicket(f, m)
 	}
 	var d verify.Decision
-	f.Fuzz(func(t *testing.T, text string, mode byte) {
-		verifyBoth(t, &d, text, benchReq, keyrings[int(mode)%2], nil)
+	f.Fuzz(func(t *testing.T, text string, mode byte, dis string) {
+		r := *benchReq
+		if dis != "" {
+			r.Discharges = strings.Split(dis, ",")
+		}
+		verifyBoth(t, &d, text, &r, keyrings[int(mode)%2], nil)
 	})
 }
 

@@ -24,7 +24,8 @@ type Options struct {
 	// MaxLifetime, when positive, refuses tickets whose expiry lies more
 	// than this far after now.
 	MaxLifetime time.Duration
-	// Revoked reports revoked block ids; nil means none are revoked.
+	// Revoked reports revoked block ids and discharge ids (a discharge's
+	// token.Discharge.ID as a token.BlockID); nil means none are revoked.
 	Revoked Revocations
 	// RequireHolder refuses tickets that are not bound to a holder key.
 	RequireHolder bool
@@ -34,7 +35,8 @@ type Options struct {
 
 // Revocations is a set of revoked block ids. Revoking a block refuses every
 // ticket that contains it, that is, the ticket it ended and every ticket
-// attenuated from that one.
+// attenuated from that one. Revoking a discharge id refuses every request
+// that presents that discharge (spec/FORMAT.md §7 step 6a, sub-step 6).
 type Revocations interface {
 	Revoked(token.BlockID) bool
 }
@@ -48,13 +50,19 @@ func (s RevokedSet) Revoked(id token.BlockID) bool { _, ok := s[id]; return ok }
 // Verify decides whether t allows req at now, under the keys in keys and
 // the policy in opts (nil means the zero [Options]). See the package
 // documentation for the steps. It returns an error only for a malformed
-// call (nil ticket, keyring or request).
+// call (nil ticket, keyring or request) or malformed input: a discharge of
+// req.Discharges that does not decode, or more than [MaxDischarges] of
+// them (a *[DischargeError] wrapping token.ErrMalformed).
 func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
 	if req == nil {
 		return Decision{}, errors.New("verify: no request")
 	}
+	dis, err := decodeDischarges(req.Discharges)
+	if err != nil {
+		return Decision{}, err
+	}
 	var d Decision
-	if err := run(&d, t, req, keys, now, opts); err != nil {
+	if err := run(&d, t, req, dis, keys, now, opts); err != nil {
 		return Decision{}, err
 	}
 	return d, nil
@@ -62,11 +70,12 @@ func Verify(t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.
 
 // Validate checks a ticket without a request: the key, the chain, the
 // narrowing of every block, revocation, the policy and the time caveats
-// (until, nbf; unknown kinds still refuse). It answers "is this ticket
-// sound and current?", never "may this call run?": use [Verify] for that.
+// (until, nbf; unknown kinds still refuse). Approval caveats hold: there
+// is no request to carry discharges. It answers "is this ticket sound and
+// current?", never "may this call run?": use [Verify] for that.
 func Validate(t *token.Ticket, keys *token.Keyring, now time.Time, opts *Options) (Decision, error) {
 	var d Decision
-	if err := run(&d, t, nil, keys, now, opts); err != nil {
+	if err := run(&d, t, nil, nil, keys, now, opts); err != nil {
 		return Decision{}, err
 	}
 	return d, nil
@@ -75,8 +84,8 @@ func Validate(t *token.Ticket, keys *token.Keyring, now time.Time, opts *Options
 var noOptions Options
 
 // run fills d, which holds no decision yet (its Budgets may be empty
-// room), with the decision on t.
-func run(d *Decision, t *token.Ticket, req *caveat.Request, keys *token.Keyring, now time.Time, opts *Options) error {
+// room), with the decision on t. dis are req's discharges, decoded.
+func run(d *Decision, t *token.Ticket, req *caveat.Request, dis []*token.Discharge, keys *token.Keyring, now time.Time, opts *Options) error {
 	if t == nil || t.Len() == 0 {
 		return errors.New("verify: no ticket (nil, or a zero token.Ticket)")
 	}
@@ -122,6 +131,9 @@ func run(d *Decision, t *token.Ticket, req *caveat.Request, keys *token.Keyring,
 		for _, c := range chain.Blocks[i].Caveats {
 			d.checkCaveat(i, c, req, now, opts.Skew)
 		}
+	}
+	if req != nil {
+		d.checkApprovals(t, &chain, scope.Holder(), dis, req, now, opts)
 	}
 	if holder := scope.Holder(); holder != nil && req != nil {
 		d.checkHolder(t, &chain, holder, req, now, &opts.DPoP)
@@ -201,13 +213,6 @@ func (d *Decision) checkPolicy(scope *caveat.Scope, now time.Time, opts *Options
 }
 
 func (d *Decision) checkCaveat(i int, c caveat.Caveat, req *caveat.Request, now time.Time, skew time.Duration) {
-	if c.Kind == caveat.Approval && req != nil {
-		// caveat.Evaluate lets an approval hold: the discharges are this
-		// package's to check, in a step of their own (issue #19). Until
-		// that step exists, fail closed.
-		d.refuse(CheckCaveat, i, c.Kind, "approval caveats are not checked by this verifier yet")
-		return
-	}
 	if req == nil {
 		switch c.Kind {
 		case caveat.Until, caveat.NotBefore:

@@ -158,7 +158,7 @@ func (m *model) check(rt *rapid.T, a guard.Admission) {
 }
 
 func (m *model) decide(a *guard.Admission) guard.Verdict {
-	for i, id := range a.Blocks {
+	for i, id := range append(a.Blocks[:len(a.Blocks):len(a.Blocks)], a.Discharges...) {
 		if m.revoked[id] {
 			return guard.Verdict{Reason: guard.Revoked, Index: i}
 		}
@@ -188,7 +188,7 @@ func replayName(a *guard.Admission) string {
 }
 
 func sameContent(x, y *guard.Admission) bool {
-	same := slices.Equal(x.Blocks, y.Blocks) && slices.Equal(x.Budgets, y.Budgets) &&
+	same := slices.Equal(x.Blocks, y.Blocks) && slices.Equal(x.Discharges, y.Discharges) && slices.Equal(x.Budgets, y.Budgets) &&
 		(x.Replay == nil) == (y.Replay == nil) && (x.Cost == nil) == (y.Cost == nil)
 	if same && x.Replay != nil {
 		same = x.Replay.Key == y.Replay.Key

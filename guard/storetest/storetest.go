@@ -51,6 +51,7 @@ func Run(t *testing.T, f Factory) {
 		{"RaceCalls", testRaceCalls},
 		{"RaceReplayTwoHandles", testRaceReplay},
 		{"RevokeAcrossHandles", testRevokeAcrossHandles},
+		{"Discharges", testDischarges},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })

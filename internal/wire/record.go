@@ -26,6 +26,15 @@ type Record struct {
 	Prev     []byte   `cbor:"14,keyasint"`
 	Alg      uint8    `cbor:"15,keyasint"`
 	Sig      []byte   `cbor:"16,keyasint,omitempty"`
+	// Approvals (field 17): the discharges that allowed the call.
+	Approvals []RecordApproval `cbor:"17,keyasint,omitempty"`
+}
+
+// RecordApproval is one entry of a record's field 17: [key id, DID].
+type RecordApproval struct {
+	_     struct{} `cbor:",toarray"`
+	KeyID string
+	ID    []byte
 }
 
 // ReadRecord reads one record from data, which must be exactly one
@@ -105,6 +114,14 @@ func readRecordField(r *Reader, w *Record, k uint64) bool {
 		w.Alg = r.uint8()
 	case 16:
 		w.Sig = bytes.Clone(r.Bytes())
+	case 17:
+		w.Approvals = make([]RecordApproval, r.Array())
+		for i := range w.Approvals {
+			if off := r.off; r.Array() != 2 && !r.Failed() {
+				r.fail(off, "an approval is not an array of two items", true)
+			}
+			w.Approvals[i] = RecordApproval{KeyID: string(r.Text()), ID: bytes.Clone(r.Bytes())}
+		}
 	default:
 		return false
 	}

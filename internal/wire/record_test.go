@@ -12,7 +12,8 @@ import (
 func fullRecord() Record {
 	return Record{Seq: 5, Time: 1766000000000, Kind: 2, TicketID: []byte{1, 0xaa}, FamilyID: []byte{2}, Block: 3,
 		Tool: "test", Op: "op", Subjects: []string{"x", "y"}, Check: "c", Caveat: "p", Reason: "r", Note: "not",
-		Prev: make([]byte, 32), Alg: 1, Sig: []byte(strings.Repeat("\x11", 32))}
+		Prev: make([]byte, 32), Alg: 1, Sig: []byte(strings.Repeat("\x11", 32)),
+		Approvals: []RecordApproval{{KeyID: "lead", ID: bytes.Repeat([]byte{7}, 32)}}}
 }
 
 func mustHex(t testing.TB, s string) []byte {
@@ -40,7 +41,12 @@ func TestReadRecord(t *testing.T) {
 	}
 	for _, c := range []struct{ hex, why string }{
 		{"a0", ""}, // no field: the caller's to refuse
-		{"a1 11 00", "unknown field 17"},
+		{"a1 12 00", "unknown field 18"},
+		{"a1 11 00", "wrong CBOR type"},
+		{"a1 11 81 81 61 61", "wrong CBOR type"},
+		{"a1 11 81 83 61 61 41 00 00", "wrong CBOR type"},
+		{"a1 11 81 82 41 61 41 00", "wrong CBOR type"},
+		{"a1 11 81 82 61 61 41 00", ""}, // sizes are the caller's
 		{"a2 02 00 01 00", "canonical order"},
 		{"a1 03 190100", "larger than 255"},
 		{"a1 07 41 61", "wrong CBOR type"},
@@ -99,6 +105,14 @@ func norm(w Record) Record {
 	}
 	if len(w.Subjects) == 0 {
 		w.Subjects = nil
+	}
+	if len(w.Approvals) == 0 {
+		w.Approvals = nil
+	}
+	for i := range w.Approvals {
+		if len(w.Approvals[i].ID) == 0 {
+			w.Approvals[i].ID = nil
+		}
 	}
 	return w
 }

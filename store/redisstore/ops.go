@@ -23,9 +23,9 @@ func (s *Store) Admit(ctx context.Context, a guard.Admission) (guard.Verdict, er
 		return guard.Verdict{}, err
 	}
 	k := s.keys(p.Family)
-	keys := make([]string, 0, 2+len(a.Blocks)+len(p.Charges))
+	keys := make([]string, 0, 2+len(p.Revocable)+len(p.Charges))
 	keys = append(keys, k.request(a.Request))
-	for _, id := range a.Blocks {
+	for _, id := range p.Revocable {
 		keys = append(keys, k.revoked(id))
 	}
 	keys = append(keys, k.replay(p.Replay))
@@ -43,7 +43,7 @@ func (s *Store) Admit(ctx context.Context, a guard.Admission) (guard.Verdict, er
 	if p.Hold {
 		state = guard.Held
 	}
-	args[0], args[1], args[2] = len(a.Blocks), hex.EncodeToString(p.Digest[:]), micros(a.Now)
+	args[0], args[1], args[2] = len(p.Revocable), hex.EncodeToString(p.Digest[:]), micros(a.Now)
 	args[3], args[4], args[5] = "0", "0", "0"
 	if a.Replay != nil {
 		args[3], args[4], args[5] = "1", micros(a.Replay.Until), s.expiry(a.Replay.Until)

@@ -109,3 +109,13 @@ func TestKillServer(t *testing.T) {
 	}
 	checkSpent(t, srv.url(), pre, s, acked)
 }
+
+// A one-shot discharge (calls=1) presented by two processes in turn, each
+// with its own guard on one Redis server: the first call is allowed, the
+// second refused (issue #19).
+func TestProcessesOneShotDischarge(t *testing.T) {
+	url := "redis://" + redisAddr(t)
+	pre := prefix()
+	dropPrefix(t, url, pre)
+	storetest.OneShotInProcesses(t, "REDISSTORE_URL="+url, "REDISSTORE_PREFIX="+pre)
+}

@@ -19,8 +19,8 @@ import "github.com/redis/go-redis/v9"
 // hash, costs one command to read and one to write.
 
 // admitScript is Admit. KEYS: the request, the revocation key of every
-// block (nb of them), the replay key, then one counter per charge. ARGV:
-// nb, digest, now, has replay, replay until, replay expiry, counter
+// block and used discharge (nb of them), the replay key, then one
+// counter per charge. ARGV: nb, digest, now, has replay, replay until, replay expiry, counter
 // expiry (0: never), state if admitted, hold until, keep, request expiry,
 // charges text, then (limit, amount, mismatch) per charge. It returns
 // {reason, index, repeated} with reason -1 for a conflicting request id.

@@ -103,7 +103,7 @@ func (s *Store) admit(t txn, a *guard.Admission, p *guard.Plan) (guard.Verdict, 
 
 func (s *Store) decide(t txn, a *guard.Admission, p *guard.Plan) (guard.Verdict, error) {
 	now := nanos(a.Now)
-	for i, id := range a.Blocks {
+	for i, id := range p.Revocable {
 		var one int
 		err := t.row(s.st.isRevoked, p.Family[:], id[:]).Scan(&one)
 		if err == nil {

@@ -26,6 +26,7 @@ type gen struct {
 	keys         map[string]*key.Signing
 	holders      map[string]crypto.Signer // private keys, for signing by hand
 	holderOfName map[string]*key.Holder
+	approvers    map[string]*key.Signing
 	err          error
 }
 
@@ -36,8 +37,8 @@ func Generate() ([]byte, error) {
 		Description: "tickettool ticket format v1 test vectors (spec/FORMAT.md). Every key and random value " +
 			"is fixed; `go generate ./spec` regenerates this file byte for byte. Run them as spec/README.md says.",
 		ErrorClasses: map[string]string{
-			"malformed": "decoding (text or CBOR) must fail: Go token.ErrMalformed",
-			"refused":   "the ticket decodes but the verifier refuses the request; each refusal names a check (Go verify.Check: key, mode, chain, attenuation, revoked, policy, caveat, dpop), a block (-1: none) and a caveat kind",
+			"malformed": "decoding (text or CBOR) must fail: Go token.ErrMalformed; as a request's expect, one of its discharges does not decode (or there are more than 8)",
+			"refused":   "the ticket decodes but the verifier refuses the request; each refusal names a check (Go verify.Check: key, mode, chain, attenuation, revoked, policy, caveat, approval, dpop), a block (-1: none) and a caveat kind",
 		},
 		Keys: map[string]Key{}, Holders: map[string]Holder{},
 	}
@@ -53,6 +54,8 @@ func Generate() ([]byte, error) {
 	g.rebinding()
 	g.values()
 	g.malformed()
+	g.approverKeys()
+	g.approvalVectors()
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -147,12 +150,25 @@ func (g *gen) add(v Vector, t *token.Ticket, key string, withIntermediate bool) 
 			g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
 			return
 		}
+		if im.Bindings, err = bindings(im, t); err != nil {
+			g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
+			return
+		}
 		v.Intermediate = im
 	}
 	v.Requests = slices.Clone(v.Requests) // shared by several vectors; filled in below
 	if err := g.expectCarried(&v, t, key); err != nil {
 		g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
 		return
+	}
+	for i := range v.Requests {
+		if err := expectApprovals(&v, &v.Requests[i]); err != nil {
+			g.fail(fmt.Errorf("vecgen: %s: %w", v.Name, err))
+			return
+		}
+	}
+	if v.Sequence {
+		g.fail(expectCharges(&v))
 	}
 	g.fail(g.checkRequests(&v))
 	g.file.Vectors = append(g.file.Vectors, v)

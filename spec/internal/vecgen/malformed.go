@@ -3,6 +3,8 @@ package vecgen
 import (
 	"encoding/hex"
 	"strings"
+
+	"github.com/tickettool/tickettool/internal/fixedkey"
 )
 
 // CBOR heads, written by hand on purpose: these vectors are encodings no
@@ -55,6 +57,12 @@ func (g *gen) malformed() {
 		g.fail(errorf("malformed: base envelope does not match the encoder"))
 		return
 	}
+	// An approval caveat's block: {4: {14: {1: key id, 2: key, 3: nonce, extra}}}.
+	pub := fixedkey.Public(g.keys["root-e"].Verifying())
+	identity := append([]byte{1}, make([]byte, 31)...) // a point of small order
+	approvalBlock := func(mapHead, keyID string, key []byte, extra string) []byte {
+		return cat(mustHex("a104a10e"+mapHead+"01"+keyID+"02"), bstr(key), mustHex("0350"), make([]byte, 16), mustHex(extra))
+	}
 	tooMany := [][]byte{b0}
 	for range 32 {
 		tooMany = append(tooMany, mustHex("a104a0"))
@@ -93,6 +101,13 @@ func (g *gen) malformed() {
 		{"block-missing-caveat-map", env(b0, block1("a0"))},
 		{"block-short-ticket-id", env(reblock0("0350"+hex.EncodeToString(b0[13:29]), "034f"+hex.EncodeToString(b0[13:28])), b1)},
 		{"block-next-key-in-hmac-mode", env(b0, cat(mustHex("a204a10381647372632f05"), bstr(make([]byte, 32))))},
+		// Approval and args caveats (FORMAT.md §4.6, §5): out of their rules.
+		{"approval-empty-location", env(b0, approvalBlock("a4", "616b", pub, "0460"))},
+		{"approval-unknown-key", env(b0, approvalBlock("a4", "616b", pub, "0500"))},
+		{"approval-31-byte-key", env(b0, approvalBlock("a3", "616b", pub[:31], ""))},
+		{"approval-small-order-key", env(b0, approvalBlock("a3", "616b", identity, ""))},
+		{"approval-plus-in-key-id", env(b0, approvalBlock("a3", "63612b62", pub, ""))},
+		{"args-31-bytes", env(b0, cat(mustHex("a104a10f"), bstr(make([]byte, 31))))},
 	}
 	for _, c := range cases {
 		g.file.Vectors = append(g.file.Vectors, Vector{Name: "malformed/" + c.name, Error: "malformed",

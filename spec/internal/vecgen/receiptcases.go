@@ -23,7 +23,15 @@ func fields(r chain.Record) RecordFields {
 	return RecordFields{Seq: r.Seq, TimeMS: r.Time.UnixMilli(), Kind: r.Kind.String(),
 		Ticket: hex.EncodeToString(r.TicketID), Family: hex.EncodeToString(r.FamilyID), Block: r.Block,
 		Tool: r.Tool, Op: r.Op, Subjects: r.Subjects, Check: r.Check, Caveat: r.Caveat, Reason: r.Reason, Note: r.Note,
-		Prev: hex.EncodeToString(r.Prev[:]), Alg: algName(r.Alg), Sig: hex.EncodeToString(r.Sig)}
+		Prev: hex.EncodeToString(r.Prev[:]), Alg: algName(r.Alg), Sig: hex.EncodeToString(r.Sig), Approvals: approvalFields(r.Approvals)}
+}
+
+func approvalFields(as []chain.Approval) []ApprovalField {
+	var out []ApprovalField
+	for _, a := range as {
+		out = append(out, ApprovalField{KeyID: a.KeyID, ID: hex.EncodeToString(a.ID[:])})
+	}
+	return out
 }
 
 // validLog builds the valid log signed with key and its checkpoint.

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fxamacker/cbor/v2"
+
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/internal/detrand"
 	"github.com/tickettool/tickettool/internal/fixedkey"
@@ -152,8 +154,25 @@ func (g *rgen) signRaw(kid string, r *chain.Record) (input, rec []byte) {
 		r.Sig = m.Sum(nil)
 	}
 	e := input[len("tickettool/v1 receipt\x00"):]
-	rec = append([]byte{e[0] + 1}, e[1:]...)
+	// FORMAT.md §1.1: the signature's pair (key 16) goes after every
+	// other key but 17, whose pair, when present, ends E.
+	tail := 0
+	if len(r.Approvals) > 0 {
+		var list [][]any
+		for _, a := range r.Approvals {
+			list = append(list, []any{a.KeyID, a.ID[:]})
+		}
+		v, err := cbor.Marshal(list)
+		if err != nil {
+			g.fail(err)
+			return nil, nil
+		}
+		tail = 1 + len(v)
+	}
+	cut := len(e) - tail
+	rec = append([]byte{e[0] + 1}, e[1:cut]...)
 	rec = append(append(rec, 0x10, 0x58, byte(len(r.Sig))), r.Sig...)
+	rec = append(rec, e[cut:]...)
 	return input, rec
 }
 
@@ -167,6 +186,7 @@ func receiptRecords() []chain.Record {
 	fam, _ := hex.DecodeString("5f1c0d3e9a7b2c4d6e8f0a1b2c3d4e5f")
 	t0, c1 := sha256.Sum256([]byte("spec receipt ticket ID_0")), sha256.Sum256([]byte("spec receipt child ID_1"))
 	tid, cid := t0[:], c1[:]
+	did1, did2 := sha256.Sum256([]byte("spec receipt discharge 1")), sha256.Sum256([]byte("spec receipt discharge 2"))
 	rules := []string{"src/discount/rules.go"}
 	at := func(ms int64) time.Time { return ReceiptBase.Add(time.Duration(ms) * time.Millisecond) }
 	return []chain.Record{
@@ -177,6 +197,13 @@ func receiptRecords() []chain.Record {
 		{Time: at(3000), Kind: chain.KindCaptured, TicketID: cid, FamilyID: fam, Block: 1, Note: "request 1"},
 		{Time: at(4250), Kind: chain.KindRefused, TicketID: cid, FamilyID: fam, Block: 1, Tool: "write_file", Op: "invoke",
 			Subjects: []string{"src/discount/a.go", "src/refund/x.go"}, Check: "caveat", Caveat: "tools", Reason: "write_file is not in tools=read_file"},
+		// Issue #19: an allowed call two discharges allowed (field 17), and
+		// a record with all 17 fields (head b1), signature pair not last.
+		{Time: at(4500), Kind: chain.KindAllowed, TicketID: cid, FamilyID: fam, Block: 1, Tool: "post_summary", Op: "invoke", Subjects: rules,
+			Approvals: []chain.Approval{{KeyID: "pricing-lead", ID: did1}, {KeyID: "legal", ID: did2}}},
+		{Time: at(4750), Kind: chain.KindOther, TicketID: cid, FamilyID: fam, Block: 1, Tool: "post_summary", Op: "invoke", Subjects: rules,
+			Check: "approval", Caveat: "approval", Reason: "every field", Note: "a record with all 17 fields",
+			Approvals: []chain.Approval{{KeyID: "pricing-lead", ID: did1}}},
 		{Time: at(5000), Kind: chain.KindAllowed, TicketID: cid, FamilyID: fam, Block: 1, Tool: "read_file", Op: "invoke", Subjects: rules},
 		{Time: at(5999), Kind: chain.KindReleased, TicketID: cid, FamilyID: fam, Block: 1, Note: "request 2"},
 		{Time: at(7000), Kind: chain.KindOther, Note: "session closed"},

@@ -37,7 +37,7 @@ func (g *rgen) tails(kid string, b *built, add adder, brk func(int64, bool) *Rec
 		return
 	}
 	swallow[sig+1] = 0xff
-	add("swallowed-record", "record 7's signature length changed to 255, so that it claims record 8's bytes and is cut short "+
+	add("swallowed-record", fmt.Sprintf("record %d's signature length changed to 255, so that it claims record %d's bytes and is cut short ", n-2, n-1)+
 		"by the end of the file: a complete record starts inside it, so broken, not torn", kid,
 		slices.Concat(slices.Concat(rs[:n-2]...), swallow, last), "", ReceiptExpect{Break: brk(n-2, false), ScanRecords: n - 2})
 
@@ -52,6 +52,18 @@ func (g *rgen) tails(kid string, b *built, add adder, brk func(int64, bool) *Rec
 		add(name, fmt.Sprintf("after the last record, a map cut short that holds %d record-like offsets (a6 01 00): %s", k, verdict),
 			kid, slices.Concat(b.log, tail), "",
 			ReceiptExpect{Break: &ReceiptBreak{Index: n, Offset: int64(len(b.log)), Torn: k == 8}, ScanRecords: n})
+	}
+
+	// The same map cut short, holding a complete record of 17 pairs (head
+	// b1, record n-4 of the valid log, which has every field): b1 is a
+	// record-like head, so the record is found and the log is broken.
+	if full := rs[n-4]; full[0] == 0xb1 {
+		tail := append([]byte{0xa1, 0x01, 0x59, 0x0f, 0xff}, full...)
+		add("record-like-b1", "after the last record, a map cut short that holds a complete record of 17 pairs (head b1): "+
+			"b1 is a record-like head, so broken, not torn", kid, slices.Concat(b.log, tail), "",
+			ReceiptExpect{Break: &ReceiptBreak{Index: n, Offset: int64(len(b.log)), Torn: false}, ScanRecords: n})
+	} else {
+		g.fail(fmt.Errorf("vecgen: %s: record %d is not the one with all 17 fields", kid, n-4))
 	}
 }
 

@@ -64,6 +64,14 @@ type RecordFields struct {
 	Prev     string   `json:"prev"` // hex
 	Alg      string   `json:"alg"`  // "ed25519" or "hmac-sha256"
 	Sig      string   `json:"sig"`  // hex
+	// Approvals is field 17: [key id, DID] pairs (issue #19).
+	Approvals []ApprovalField `json:"approvals,omitempty"`
+}
+
+// ApprovalField is one entry of a record's field 17.
+type ApprovalField struct {
+	KeyID string `json:"key_id"`
+	ID    string `json:"id"` // hex: the DID
 }
 
 // ReceiptSummary is what verifying a whole log yields.

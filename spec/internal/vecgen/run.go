@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -91,15 +92,19 @@ func (f *File) Run(v *Vector) error {
 			}
 		}
 	}
+	var l *ledger
+	if v.Sequence {
+		l = &ledger{guard.NewMemoryStore()}
+	}
 	for i := range v.Requests {
-		if err := runRequest(t, keys, opts, &v.Requests[i], v.Intermediate); err != nil {
+		if err := runRequest(t, keys, opts, &v.Requests[i], v.Intermediate, l); err != nil {
 			return fmt.Errorf("request %d: %w", i, err)
 		}
 	}
 	return nil
 }
 
-func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *Request, im *Intermediate) error {
+func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *Request, im *Intermediate, l *ledger) error {
 	now, err := time.Parse(time.RFC3339, r.Now)
 	if err != nil {
 		return err
@@ -115,9 +120,12 @@ func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *R
 	if r.DPoP != nil {
 		req.Holder = &caveat.HolderProof{Proof: r.DPoP.Proof, Method: r.DPoP.Method, URI: r.DPoP.URI, Nonce: r.DPoP.Nonce}
 	}
-	d, err := verify.Verify(t, req, keys, now, opts)
-	if err != nil {
+	if err := requestExtras(req, r); err != nil {
 		return err
+	}
+	d, err := verify.Verify(t, req, keys, now, opts)
+	if err != nil || r.Expect == "malformed" {
+		return checkMalformed(err, r)
 	}
 	if im != nil && d.BlockIDs != nil {
 		for i, id := range d.BlockIDs {
@@ -146,7 +154,10 @@ func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *R
 			return fmt.Errorf("refusal %d is %q, want %+v", i, f, w)
 		}
 	}
-	return checkCarried(&d, r)
+	if err := checkCarried(&d, r); err != nil {
+		return err
+	}
+	return l.charge(&d, req, r, now)
 }
 
 // checkCarried compares what the decision carries for the caller: the
@@ -160,20 +171,24 @@ func checkCarried(d *verify.Decision, r *Request) error {
 		return fmt.Errorf("block ids %v, want %v", ids, r.BlockIDs)
 	}
 	if !d.Allowed {
-		if len(r.Budgets) > 0 {
-			return errors.New("a refused request lists budgets")
+		if len(r.Budgets) > 0 || len(r.Approvals) > 0 {
+			return errors.New("a refused request lists budgets or approvals")
 		}
 		return nil
 	}
 	budgets := make([]Budget, len(d.Budgets))
 	for i, b := range d.Budgets {
-		budgets[i] = Budget{Block: b.Block, Kind: b.Kind.String(), Key: b.Key.String(), Limit: strconv.FormatUint(b.Calls, 10)}
+		budgets[i] = Budget{Block: b.Block, Kind: b.Kind.String(), Key: b.Key.String(), Limit: strconv.FormatUint(b.Calls, 10),
+			Discharge: dischargeOf(d, b)}
 		if b.Kind == caveat.Total {
 			budgets[i].Limit, budgets[i].Currency = strconv.FormatUint(b.Total.Micros, 10), b.Total.Currency
 		}
 	}
-	if !slices.Equal(budgets, r.Budgets) {
+	if !sameJSON(budgets, nonNil(r.Budgets)) {
 		return fmt.Errorf("budgets %+v, want %+v", budgets, r.Budgets)
+	}
+	if got := decisionApprovals(d); !sameJSON(got, r.Approvals) {
+		return fmt.Errorf("approvals %+v, want %+v", got, r.Approvals)
 	}
 	return nil
 }

@@ -14,7 +14,43 @@ type File struct {
 	ErrorClasses map[string]string `json:"error_classes"`
 	Keys         map[string]Key    `json:"keys"`
 	Holders      map[string]Holder `json:"holders"`
-	Vectors      []Vector          `json:"vectors"`
+	// Approvers sign discharges (FORMAT.md §4.6); a verifier needs none
+	// of them.
+	Approvers map[string]Approver `json:"approvers,omitempty"`
+	Vectors   []Vector            `json:"vectors"`
+}
+
+// Approver is an approver's Ed25519 key and the key id it signs under.
+type Approver struct {
+	KeyID  string `json:"key_id"`
+	Seed   string `json:"seed"`   // hex, RFC 8032 §5.1.5
+	Public string `json:"public"` // hex
+}
+
+// Discharge is one discharge a vector's requests use, with its parts, so
+// that a runner can find where it first disagrees.
+type Discharge struct {
+	Text      string `json:"text"`
+	Hex       string `json:"hex"`
+	Block     string `json:"block"`     // hex: D
+	Signature string `json:"signature"` // hex: Sig_D
+	ID        string `json:"id"`        // hex: the DID
+}
+
+// Binding is Bind_j of one approval caveat (FORMAT.md §4.6).
+type Binding struct {
+	Block   int    `json:"block"`
+	Prefix  string `json:"prefix"`  // hex: P_j
+	Binding string `json:"binding"` // hex: Bind_j
+	Code    string `json:"code"`
+}
+
+// Approval is one used discharge of an allowed decision (FORMAT.md §7).
+type Approval struct {
+	Block     int    `json:"block"`
+	KeyID     string `json:"key_id"`
+	Discharge int    `json:"discharge"` // its index in the request
+	ID        string `json:"id"`        // hex: the DID
 }
 
 // Key is a root key: an HMAC secret, or an Ed25519 seed and public key.
@@ -42,17 +78,22 @@ type Vector struct {
 	Error        string        `json:"error,omitempty"`  // an error class: decoding must fail so
 	Intermediate *Intermediate `json:"intermediate,omitempty"`
 	Options      *Options      `json:"options,omitempty"`
-	Requests     []Request     `json:"requests,omitempty"`
+	Discharges   []Discharge   `json:"discharges,omitempty"`
+	// Sequence: the requests run against one budget store that starts
+	// empty, and each allowed one is charged (spec/README.md).
+	Sequence bool      `json:"sequence,omitempty"`
+	Requests []Request `json:"requests,omitempty"`
 }
 
 // Intermediate values of a valid chain.
 type Intermediate struct {
-	Blocks     []string `json:"blocks"`                // hex of each block's bytes
-	DerivedKey string   `json:"derived_key,omitempty"` // HMAC: K
-	Tags       []string `json:"tags,omitempty"`        // HMAC: T_0..T_n
-	Seal       string   `json:"seal,omitempty"`        // the seal tag or signature
-	Signatures []string `json:"signatures,omitempty"`  // Ed25519: Sig_0..Sig_n
-	BlockIDs   []string `json:"block_ids"`             // ID_0..ID_n
+	Blocks     []string  `json:"blocks"`                // hex of each block's bytes
+	DerivedKey string    `json:"derived_key,omitempty"` // HMAC: K
+	Tags       []string  `json:"tags,omitempty"`        // HMAC: T_0..T_n
+	Seal       string    `json:"seal,omitempty"`        // the seal tag or signature
+	Signatures []string  `json:"signatures,omitempty"`  // Ed25519: Sig_0..Sig_n
+	BlockIDs   []string  `json:"block_ids"`             // ID_0..ID_n
+	Bindings   []Binding `json:"bindings,omitempty"`    // one per approval caveat, blocks ascending
 }
 
 // Options are the verifier's policy for a vector.
@@ -84,7 +125,12 @@ type Request struct {
 	Cost     string   `json:"cost,omitempty"`
 	Audience string   `json:"audience,omitempty"`
 	DPoP     *DPoP    `json:"dpop,omitempty"`
-	// Expect is "allowed" or "refused"; Refusals list every refusal a
+	// Discharges are the discharges' text forms, in order; Args is the
+	// arguments digest in hex (FORMAT.md §4.6, CAVEATS.md).
+	Discharges []string `json:"discharges,omitempty"`
+	Args       string   `json:"args,omitempty"`
+	// Expect is "allowed", "refused" or "malformed" (a discharge does not
+	// decode: Discharge is its index; absent for more than 8); Refusals list every refusal a
 	// verifier reports, in order (check, block, caveat kind name or "").
 	Expect   string    `json:"expect"`
 	Refusals []Refusal `json:"refusals,omitempty"`
@@ -92,8 +138,15 @@ type Request struct {
 	// chain verified (no key, mode or chain refusal). Budgets are what an
 	// allowed decision tells the caller to charge, in order; they are
 	// absent from refused requests.
-	BlockIDs []string `json:"block_ids,omitempty"`
-	Budgets  []Budget `json:"budgets,omitempty"`
+	BlockIDs  []string   `json:"block_ids,omitempty"`
+	Budgets   []Budget   `json:"budgets,omitempty"`
+	Approvals []Approval `json:"approvals,omitempty"`
+	Discharge *int       `json:"discharge,omitempty"`
+	// Charge is, in a sequence, "ok" or "exhausted" for an allowed
+	// request; Exhausted the index in Budgets of the first budget without
+	// room.
+	Charge    string `json:"charge,omitempty"`
+	Exhausted *int   `json:"exhausted,omitempty"`
 }
 
 // Budget is one calls or total caveat the caller must charge (FORMAT.md
@@ -106,6 +159,8 @@ type Budget struct {
 	Key      string `json:"key"`
 	Limit    string `json:"limit"`
 	Currency string `json:"currency,omitempty"`
+	// Discharge is, for a discharge's budget, its index in the request.
+	Discharge *int `json:"discharge,omitempty"`
 }
 
 // DPoP is a holder's proof and what the verifier expects of it.
