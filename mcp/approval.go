@@ -18,10 +18,6 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// checkApproval is the check of verify's step 6a (approvals), pinned for
-// issue #19 as verify.CheckApproval.
-const checkApproval = verify.Check("approval")
-
 // DischargeSuffix ends the name of every file of Config.DischargeDir the
 // proxy reads discharges from.
 const DischargeSuffix = ".dis"
@@ -165,7 +161,7 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest 
 	var parts []string
 	seen := map[int]bool{}
 	for _, r := range rs {
-		if r.Check != checkApproval || r.Block < 0 || seen[r.Block] {
+		if r.Check != verify.CheckApproval || r.Block < 0 || seen[r.Block] {
 			continue
 		}
 		for _, a := range st.approvals {

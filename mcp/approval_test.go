@@ -120,8 +120,8 @@ func TestApprovalText(t *testing.T) {
 	name := code + "-" + hex.EncodeToString(digest[:8])
 	rs := []verify.Refusal{
 		{Check: verify.CheckCaveat, Block: 0, Kind: caveat.Tools, Reason: "x"},
-		{Check: checkApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
-		{Check: checkApproval, Block: 0, Kind: caveat.Approval, Reason: "approval required from lead (code " + code + ")"},
+		{Check: verify.CheckApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
+		{Check: verify.CheckApproval, Block: 0, Kind: caveat.Approval, Reason: "approval required from lead (code " + code + ")"},
 	}
 	got := p.approvalText(st, rs, args, digest)
 	want := "approval needed from lead at https://chat.example.com/lead (code " + code + "): ask them to check the code and run: " +

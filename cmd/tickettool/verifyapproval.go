@@ -10,10 +10,6 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// checkApproval is the check of verify's step 6a (approvals), pinned for
-// issue #19 as verify.CheckApproval.
-const checkApproval = verify.Check("approval")
-
 // approveCmd is how a hint's 'tickettool approve' command names the
 // ticket and the call's arguments: as the person gave them.
 type approveCmd struct {
@@ -45,7 +41,7 @@ func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
 	seen := map[int]bool{}
 	aps := approvalsOf(t)
 	for _, r := range rs {
-		if r.Check != checkApproval || r.Block < 0 || seen[r.Block] {
+		if r.Check != verify.CheckApproval || r.Block < 0 || seen[r.Block] {
 			continue
 		}
 		for _, a := range aps {

@@ -26,9 +26,9 @@ func TestApprovalHints(t *testing.T) {
 	code := token.BindingCode(bind)
 	rs := []verify.Refusal{
 		{Check: verify.CheckCaveat, Block: 0, Reason: "x"},
-		{Check: checkApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
-		{Check: checkApproval, Block: 0, Reason: "approval required from lead (code " + code + ")"},
-		{Check: checkApproval, Block: 0, Reason: "again"},
+		{Check: verify.CheckApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
+		{Check: verify.CheckApproval, Block: 0, Reason: "approval required from lead (code " + code + ")"},
+		{Check: verify.CheckApproval, Block: 0, Reason: "again"},
 	}
 	got := approvalHints(tk, rs, approveCmd{ticket: "@t.txt", args: `{"text":"it's"}`})
 	want := "block 0 needs an approval from lead (key "
