@@ -42,7 +42,7 @@ func approved(t *testing.T, texts ...string) (*token.Ticket, *token.Keyring, *to
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := token.Approve(lead, bind, cs)
+	x, err := token.Approve(lead, bind, cs, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

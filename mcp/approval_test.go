@@ -82,7 +82,7 @@ func approve(t testing.TB, tk *token.Ticket, cavs ...caveat.Caveat) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := token.Approve(approverKey(t), bind, cavs)
+	d, err := token.Approve(approverKey(t), bind, cavs, fixedkey.ApprovedAt(cavs))
 	if err != nil {
 		t.Fatal(err)
 	}

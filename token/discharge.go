@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 
@@ -50,8 +51,10 @@ type Discharge struct {
 // caveats must include until (a discharge lives briefly) and may be of any
 // known kind but approval, at most one per kind; they are stored in kind
 // order. The nonce comes from crypto/rand. It refuses ([ErrApprove]) what
-// [DecodeDischarge] would refuse, so every discharge it makes decodes.
-func Approve(approver *key.Signing, binding [32]byte, caveats []caveat.Caveat) (*Discharge, error) {
+// [DecodeDischarge] would refuse, so every discharge it makes decodes, and
+// a discharge no verifier would accept at now: an until not after now, or
+// more than [MaxDischargeLifetime] after it (spec/FORMAT.md §4.6).
+func Approve(approver *key.Signing, binding [32]byte, caveats []caveat.Caveat, now time.Time) (*Discharge, error) {
 	if approver.Alg() != key.Ed25519 {
 		return nil, &Error{Block: -1, Reason: "the approver's key must be ed25519", Err: ErrApprove}
 	}
@@ -60,7 +63,7 @@ func Approve(approver *key.Signing, binding [32]byte, caveats []caveat.Caveat) (
 	}
 	w := wire.DischargeBlock{KeyID: approver.ID(), ID: make([]byte, dischargeNonceBytes), Binding: binding[:]}
 	var err error
-	if w.Caveats, err = encodeDischargeCaveats(caveats); err != nil {
+	if w.Caveats, err = encodeDischargeCaveats(caveats, now); err != nil {
 		return nil, err
 	}
 	if _, err := io.ReadFull(randsrc.Reader(), w.ID); err != nil {
@@ -90,7 +93,7 @@ func Approve(approver *key.Signing, binding [32]byte, caveats []caveat.Caveat) (
 
 // encodeDischargeCaveats checks caveats as Approve takes them and returns
 // their wire values by kind.
-func encodeDischargeCaveats(caveats []caveat.Caveat) (map[uint64]cbor.RawMessage, error) {
+func encodeDischargeCaveats(caveats []caveat.Caveat, now time.Time) (map[uint64]cbor.RawMessage, error) {
 	if len(caveats) > MaxDischargeCaveats {
 		return nil, &Error{Block: -1, Reason: fmt.Sprintf("more than %d caveats", MaxDischargeCaveats), Err: ErrApprove}
 	}
@@ -112,12 +115,29 @@ func encodeDischargeCaveats(caveats []caveat.Caveat) (map[uint64]cbor.RawMessage
 			return nil, err // caveat's own error (caveat.ErrSyntax), prefixed once
 		}
 		m[uint64(c.Kind)] = v
-		until = until || c.Kind == caveat.Until
+		if c.Kind == caveat.Until {
+			until = true
+			if e := checkLifetime(time.Unix(c.Time, 0), now); e != "" {
+				return nil, &Error{Block: -1, Kind: caveat.Until, Reason: e, Err: ErrApprove}
+			}
+		}
 	}
 	if !until {
 		return nil, &Error{Block: -1, Kind: caveat.Until, Reason: "a discharge must carry an until caveat", Err: ErrApprove}
 	}
 	return m, nil
+}
+
+// checkLifetime says why a discharge lasting until is not one to make at
+// now, or "".
+func checkLifetime(until, now time.Time) string {
+	switch {
+	case !until.After(now):
+		return "until is not after now: the discharge would be expired"
+	case until.Sub(now) > MaxDischargeLifetime:
+		return fmt.Sprintf("until is more than %v after now: verifiers refuse a discharge that lives longer", MaxDischargeLifetime)
+	}
+	return ""
 }
 
 // dischargeMessage returns what an approver signs: the discharge label

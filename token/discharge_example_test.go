@@ -17,7 +17,7 @@ func ExampleApprove() {
 	var binding [32]byte // in practice: ticket.Binding(j), and token.BindingCode(binding) shown to the lead
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	caveats, _ := caveat.ParseAll([]string{"until=10m", "calls=1", "tools=post_summary"}, now)
-	d, err := token.Approve(lead, binding, caveats)
+	d, err := token.Approve(lead, binding, caveats, now)
 	if err != nil {
 		fmt.Println(err)
 		return

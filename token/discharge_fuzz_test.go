@@ -103,7 +103,7 @@ func TestPropApproveRoundTrip(t *testing.T) {
 		var bind [32]byte
 		copy(bind[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "binding"))
 		cs := genDischargeCaveats(t)
-		d, err := token.Approve(keys[id], bind, cs)
+		d, err := token.Approve(keys[id], bind, cs, fixedkey.ApprovedAt(cs))
 		if err != nil {
 			t.Fatalf("approve: %v", err)
 		}

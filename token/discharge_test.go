@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 	"testing/cryptotest"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/internal/wire"
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
@@ -23,7 +25,8 @@ var bind0 = [32]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 
 
 func approve(t testing.TB, approver *key.Signing, bind [32]byte, texts ...string) *token.Discharge {
 	t.Helper()
-	d, err := token.Approve(approver, bind, cavs(t, texts...))
+	cs := cavs(t, texts...)
+	d, err := token.Approve(approver, bind, cs, fixedkey.ApprovedAt(cs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,19 +140,19 @@ func TestApproveRefuses(t *testing.T) {
 		{"twice", lead, []caveat.Caveat{until, until}, caveat.Until, "twice"},
 		{"too large", lead, []caveat.Caveat{until, tools}, 0, "larger than 4096"},
 	} {
-		_, err := token.Approve(c.key, bind0, c.cavs)
+		_, err := token.Approve(c.key, bind0, c.cavs, fixedkey.ApprovedAt([]caveat.Caveat{until}))
 		var te *token.Error
 		if !errors.Is(err, token.ErrApprove) || !errors.As(err, &te) || te.Kind != c.kind || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 	// An invalid caveat is caveat's own error, prefixed once.
-	if _, err := token.Approve(lead, bind0, []caveat.Caveat{until, {Kind: caveat.Tools}}); !errors.Is(err, caveat.ErrSyntax) {
+	if _, err := token.Approve(lead, bind0, []caveat.Caveat{until, {Kind: caveat.Tools}}, fixedkey.ApprovedAt([]caveat.Caveat{until})); !errors.Is(err, caveat.ErrSyntax) {
 		t.Errorf("invalid caveat: %v", err)
 	}
 	// Just under the limit is fine.
 	tools, _ = caveat.NewTools(long[:30]...)
-	if _, err := token.Approve(lead, bind0, []caveat.Caveat{until, tools}); err != nil {
+	if _, err := token.Approve(lead, bind0, []caveat.Caveat{until, tools}, fixedkey.ApprovedAt([]caveat.Caveat{until})); err != nil {
 		t.Errorf("under the limit: %v", err)
 	}
 }
@@ -398,6 +401,30 @@ func TestParseDischargeText(t *testing.T) {
 		_, err := token.ParseDischarge(c.text)
 		if !errors.Is(err, token.ErrMalformedDischarge) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want malformed naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestApproveLifetime: Approve makes no discharge a verifier at its now
+// would refuse for its until: expired (until ≤ now) or living longer than
+// MaxDischargeLifetime; exactly that long is made.
+func TestApproveLifetime(t *testing.T) {
+	lead := edKey(t, "lead")
+	for _, c := range []struct {
+		until time.Duration // after t0
+		ok    bool
+	}{
+		{-time.Second, false}, {0, false}, {time.Second, true},
+		{token.MaxDischargeLifetime, true}, {token.MaxDischargeLifetime + time.Second, false},
+	} {
+		until, err := caveat.NewUntil(t0.Add(c.until))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = token.Approve(lead, bind0, []caveat.Caveat{until}, t0)
+		var te *token.Error
+		if c.ok != (err == nil) || !c.ok && (!errors.Is(err, token.ErrApprove) || !errors.As(err, &te) || te.Kind != caveat.Until) {
+			t.Errorf("until now%+v: %v, want ok=%v (or ErrApprove naming until)", c.until, err, c.ok)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package token
 
-import "github.com/tickettool/tickettool/internal/wire"
+import (
+	"time"
+
+	"github.com/tickettool/tickettool/internal/wire"
+)
 
 // Prefix starts the text form of every ticket, so that secret scanners can
 // recognise a leaked ticket.
@@ -30,6 +34,10 @@ const (
 	MaxDischargeBytes     = wire.MaxDischargeBytes
 	MaxDischargeTextBytes = len(DischargePrefix) + (MaxDischargeBytes*4+2)/3
 	MaxDischargeCaveats   = wire.MaxCaveatsPerBlock
+	// MaxDischargeLifetime bounds until − now of a discharge: a verifier
+	// refuses a longer one (spec/FORMAT.md §7 step 6a), so Approve does
+	// not make one.
+	MaxDischargeLifetime = 24 * time.Hour
 )
 
 // The sizes of a discharge's fixed-size fields (spec/FORMAT.md §4.6).

@@ -60,7 +60,8 @@ func dischargeFor(t testing.TB, signer *key.Signing, b [32]byte, texts ...string
 	if len(texts) == 0 {
 		texts = []string{"until=2026-11-30T12:10:00Z"}
 	}
-	d, err := token.Approve(signer, b, parse(t, texts...))
+	cs := parse(t, texts...)
+	d, err := token.Approve(signer, b, cs, fixedkey.ApprovedAt(cs))
 	if err != nil {
 		t.Fatal(err)
 	}

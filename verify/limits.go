@@ -1,6 +1,6 @@
 package verify
 
-import "time"
+import "github.com/tickettool/tickettool/token"
 
 // The limits of step 6a (spec/FORMAT.md §6).
 const (
@@ -9,5 +9,5 @@ const (
 	MaxDischarges = 8
 	// MaxDischargeLifetime bounds until − now of a discharge (§7 step 6a,
 	// sub-step 4): an approval is short-lived by rule, not by setting.
-	MaxDischargeLifetime = 24 * time.Hour
+	MaxDischargeLifetime = token.MaxDischargeLifetime
 )

@@ -280,7 +280,7 @@ func genApprovals(t *rapid.T, tk *token.Ticket) (*token.Ticket, []string) {
 		if rapid.Bool().Draw(t, "d calls?") {
 			cs = append(cs, must(caveat.NewCalls(1)))
 		}
-		d, err := token.Approve(signer, b, cs)
+		d, err := token.Approve(signer, b, cs, fixedkey.ApprovedAt(cs))
 		if err != nil {
 			t.Fatal(err)
 		}

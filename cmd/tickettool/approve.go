@@ -102,7 +102,7 @@ func runApprove(e *env, args []string) error {
 		}
 	}
 	for _, m := range matched {
-		dis, err := token.Approve(k, m.binding, d.caveats)
+		dis, err := token.Approve(k, m.binding, d.caveats, now)
 		if err != nil {
 			return err
 		}

@@ -108,7 +108,7 @@ func OneShotInProcesses(t *testing.T, env ...string) {
 	}
 	once, _ := caveat.NewCalls(1)
 	dUntil, _ := caveat.NewUntil(now.Add(10 * time.Minute))
-	x, err := token.Approve(lead, bind, []caveat.Caveat{once, dUntil})
+	x, err := token.Approve(lead, bind, []caveat.Caveat{once, dUntil}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,8 @@ func (g *gen) discharge(seed, approver string, t *token.Ticket, j int, texts ...
 		return ""
 	}
 	defer randsrc.Fix(detrand.New(seed))()
-	d, err := token.Approve(g.approvers[approver], b, g.caveats(texts...))
+	cs := g.caveats(texts...)
+	d, err := token.Approve(g.approvers[approver], b, cs, fixedkey.ApprovedAt(cs))
 	if err != nil {
 		g.fail(fmt.Errorf("vecgen: %s: %w", seed, err))
 		return ""
