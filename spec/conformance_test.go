@@ -31,6 +31,14 @@ func TestConformance(t *testing.T) {
 	if len(f.Vectors) < 40 {
 		t.Fatalf("only %d vectors", len(f.Vectors))
 	}
+	t.Run("args", func(t *testing.T) {
+		if len(f.Args) < 20 {
+			t.Fatalf("only %d args cases", len(f.Args))
+		}
+		if err := f.RunArgs(); err != nil {
+			t.Fatal(err)
+		}
+	})
 	classes := map[string]int{}
 	for i := range f.Vectors {
 		v := &f.Vectors[i]

@@ -56,6 +56,7 @@ func Generate() ([]byte, error) {
 	g.malformed()
 	g.approverKeys()
 	g.approvalVectors()
+	g.argsCases()
 	if g.err != nil {
 		return nil, g.err
 	}

@@ -108,6 +108,8 @@ func (g *gen) malformed() {
 		{"approval-small-order-key", env(b0, approvalBlock("a3", "616b", identity, ""))},
 		{"approval-plus-in-key-id", env(b0, approvalBlock("a3", "63612b62", pub, ""))},
 		{"args-31-bytes", env(b0, cat(mustHex("a104a10f"), bstr(make([]byte, 31))))},
+		{"five-approval-caveats", env(b0, approvalBlock("a3", "616b", pub, ""), approvalBlock("a3", "616b", pub, ""),
+			approvalBlock("a3", "616b", pub, ""), approvalBlock("a3", "616b", pub, ""), approvalBlock("a3", "616b", pub, ""))},
 	}
 	for _, c := range cases {
 		g.file.Vectors = append(g.file.Vectors, Vector{Name: "malformed/" + c.name, Error: "malformed",

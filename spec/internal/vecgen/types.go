@@ -18,6 +18,8 @@ type File struct {
 	// of them.
 	Approvers map[string]Approver `json:"approvers,omitempty"`
 	Vectors   []Vector            `json:"vectors"`
+	// Args are the cases of the args digest (CAVEATS.md).
+	Args []ArgsCase `json:"args,omitempty"`
 }
 
 // Approver is an approver's Ed25519 key and the key id it signs under.
