@@ -31,7 +31,7 @@ type Approver struct {
 // NewApproval returns approval=a: a call needs a discharge signed by a.Key
 // (see [Approver] for the rules of each field).
 func NewApproval(a Approver) (Caveat, error) {
-	return checked(Caveat{Kind: Approval, Approver: a})
+	return checked(Caveat{Kind: Approval, Approver: &a})
 }
 
 // NewArgs returns args=digest: the call's arguments must have this

@@ -22,7 +22,9 @@ type Caveat struct {
 	Bytes  []byte   // Holder: the 32-byte RFC 7638 SHA-256 thumbprint (jkt) of the holder key; Args: the 32-byte digest
 	Raw    []byte   // unknown kinds only: the exact CBOR bytes of the value
 
-	Approver Approver // Approval: who must approve
+	// Approver is who must approve, for Approval only. A pointer, so that
+	// every other caveat stays small: caveats are copied on every verify.
+	Approver *Approver
 }
 
 var jktEncoding = base64.RawURLEncoding.Strict()
@@ -32,7 +34,13 @@ var jktEncoding = base64.RawURLEncoding.Strict()
 func (c Caveat) Equal(d Caveat) bool {
 	return c.Kind == d.Kind && slices.Equal(c.List, d.List) && c.N == d.N &&
 		c.Time == d.Time && c.Amount == d.Amount && c.Text == d.Text &&
-		bytes.Equal(c.Bytes, d.Bytes) && bytes.Equal(c.Raw, d.Raw) && c.Approver == d.Approver
+		bytes.Equal(c.Bytes, d.Bytes) && bytes.Equal(c.Raw, d.Raw) && sameApprover(c.Approver, d.Approver)
+}
+
+// sameApprover reports whether a and b are both nil or name the same
+// approver, field by field.
+func sameApprover(a, b *Approver) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // NewTools returns tools=names: each name is "name" or "server/name",
@@ -203,7 +211,7 @@ func (c Caveat) fields() int {
 	if len(c.Raw) > 0 {
 		f |= fRaw
 	}
-	if c.Approver != (Approver{}) {
+	if c.Approver != nil {
 		f |= fApprover
 	}
 	return f
@@ -257,6 +265,9 @@ func (c Caveat) problem() string {
 			return "must be a 32-byte SHA-256 thumbprint"
 		}
 	case Approval:
+		if c.Approver == nil {
+			return "must name an approver"
+		}
 		return c.Approver.problem()
 	case Args:
 		if len(c.Bytes) != argsSize {

@@ -126,7 +126,8 @@ func genCaveat(t *rapid.T, k caveat.Kind) caveat.Caveat {
 	case caveat.Holder:
 		c.Bytes = draw(t, rapid.SliceOfN(rapid.Byte(), 32, 32))
 	case caveat.Approval:
-		c.Approver = genApprover(t)
+		a := genApprover(t)
+		c.Approver = &a
 	case caveat.Args:
 		c.Bytes = genDigest(t)
 	}

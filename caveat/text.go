@@ -172,6 +172,9 @@ func (c Caveat) String() string {
 		return key + jktEncoding.EncodeToString(c.Bytes)
 	case Approval:
 		a := c.Approver
+		if a == nil {
+			return key
+		}
 		s := key + a.KeyID + ":" + jktEncoding.EncodeToString(a.Key[:]) + ":" + jktEncoding.EncodeToString(a.Nonce[:])
 		if a.Location != "" {
 			s += ":" + a.Location

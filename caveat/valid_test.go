@@ -36,9 +36,9 @@ func TestValid(t *testing.T) {
 		"short args":          {Kind: caveat.Args, Bytes: make([]byte, 31)},
 		"args, text":          {Kind: caveat.Args, Bytes: make([]byte, 32), Text: "x"},
 		"approval zero":       {Kind: caveat.Approval},
-		"approval, no key id": {Kind: caveat.Approval, Approver: caveat.Approver{Key: [32]byte{9}}},
-		"approver on holder":  {Kind: caveat.Holder, Bytes: make([]byte, 32), Approver: caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
-		"approval, bytes":     {Kind: caveat.Approval, Bytes: []byte{1}, Approver: caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
+		"approval, no key id": {Kind: caveat.Approval, Approver: &caveat.Approver{Key: [32]byte{9}}},
+		"approver on holder":  {Kind: caveat.Holder, Bytes: make([]byte, 32), Approver: &caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
+		"approval, bytes":     {Kind: caveat.Approval, Bytes: []byte{1}, Approver: &caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
 	} {
 		wantErr(t, name, c.Valid(), caveat.ErrSyntax)
 	}

@@ -38,7 +38,7 @@ func approvalsOf(t *token.Ticket) []approvalAt {
 				continue
 			}
 			if bind, err := t.Binding(j); err == nil {
-				out = append(out, approvalAt{block: j, approver: c.Approver, binding: bind})
+				out = append(out, approvalAt{block: j, approver: *c.Approver, binding: bind})
 			}
 		}
 	}

@@ -38,9 +38,9 @@ func (d *Decision) checkApprovals(t *token.Ticket, chain *token.Verified, holder
 			}
 			switch n {
 			case 0:
-				d.refuseMissing(j, c.Approver, bind)
+				d.refuseMissing(j, *c.Approver, bind)
 			case 1:
-				d.checkDischarge(j, c.Approver, one, dis[one], holder, req, now, opts)
+				d.checkDischarge(j, *c.Approver, one, dis[one], holder, req, now, opts)
 			default:
 				d.refuse(CheckApproval, j, caveat.Approval, "more than one discharge for this approval")
 			}

@@ -218,7 +218,7 @@ func approvalsOf(t *token.Ticket) []approvalAt {
 			if err != nil { // cannot happen: block j carries an approval
 				continue
 			}
-			out = append(out, approvalAt{block: j, approver: c.Approver, binding: bind})
+			out = append(out, approvalAt{block: j, approver: *c.Approver, binding: bind})
 		}
 	}
 	return out

@@ -64,6 +64,9 @@ func EncodeCaveat(c caveat.Caveat) ([]byte, error) {
 		v = c.Bytes
 	case caveat.Approval:
 		a := c.Approver
+		if a == nil {
+			return nil, syntaxErr(c.Kind, "%v: names no approver", c.Kind)
+		}
 		v = approverValue{KeyID: a.KeyID, Key: a.Key[:], Nonce: a.Nonce[:], Location: a.Location}
 	default:
 		if err := Check(c.Raw, TicketLimits()); err != nil {
@@ -144,7 +147,8 @@ func decodeInto(c *caveat.Caveat, k caveat.Kind, r *Reader, src *source, entries
 	case caveat.Holder, caveat.Args:
 		c.Bytes = bytes.Clone(r.Bytes())
 	case caveat.Approval:
-		if err := readApprover(&c.Approver, r, src); err != nil {
+		c.Approver = new(caveat.Approver)
+		if err := readApprover(c.Approver, r, src); err != nil {
 			return err
 		}
 	default:

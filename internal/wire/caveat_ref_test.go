@@ -45,7 +45,7 @@ func decodeValueReference(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
 		if len(a.Key) != 32 || len(a.Nonce) != 16 {
 			return caveat.Caveat{}, syntaxErr(k, "sizes")
 		}
-		c.Approver = caveat.Approver{KeyID: a.KeyID, Location: a.Location}
+		c.Approver = &caveat.Approver{KeyID: a.KeyID, Location: a.Location}
 		copy(c.Approver.Key[:], a.Key)
 		copy(c.Approver.Nonce[:], a.Nonce)
 	default:

@@ -203,7 +203,7 @@ func TestEncodeCaveatRefusesInvalid(t *testing.T) {
 		"short holder":     {Kind: caveat.Holder, Bytes: make([]byte, 31)},
 		"short args":       {Kind: caveat.Args, Bytes: make([]byte, 31)},
 		"approval, zero":   {Kind: caveat.Approval},
-		"approval, bytes":  {Kind: caveat.Approval, Bytes: make([]byte, 32), Approver: caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
+		"approval, bytes":  {Kind: caveat.Approval, Bytes: make([]byte, 32), Approver: &caveat.Approver{KeyID: "k", Key: [32]byte{9}}},
 		"unknown, no raw":  {Kind: 42},
 		"unknown, bad raw": {Kind: 42, Raw: []byte{0x18, 0x01}},
 		"kind 0, no raw":   {},
