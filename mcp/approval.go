@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -157,7 +158,7 @@ func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge)
 // run. With a discharge directory, the call's arguments are written there
 // first, so the command says --args @FILE and its output lands where the
 // proxy reads it.
-func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest []byte) string {
+func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, args, digest []byte) string {
 	var parts []string
 	seen := map[int]bool{}
 	for _, r := range rs {
@@ -167,7 +168,7 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest 
 		for _, a := range st.approvals {
 			if a.block == r.Block {
 				seen[a.block] = true
-				parts = append(parts, p.approveLine(a, args, digest))
+				parts = append(parts, p.approveLine(a, tool, args, digest))
 			}
 		}
 	}
@@ -175,7 +176,11 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest 
 }
 
 // approveLine tells whom to ask for one approval and the command to run.
-func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
+// The command names the call's tool (qualified, as the caveats see it):
+// an args caveat approves a call's content, not its tool, so without
+// tools= the discharge would allow any tool of the ticket with the same
+// arguments (spec/CAVEATS.md, "In a discharge").
+func (p *Proxy) approveLine(a approvalAt, tool string, args, digest []byte) string {
 	code := token.BindingCode(a.binding)
 	who := a.approver.KeyID
 	if a.approver.Location != "" {
@@ -189,7 +194,7 @@ func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
 			argsRef = "@ARGS.json" // a file holding the call's arguments
 		}
 		if p.cfg.DischargeDir != "" {
-			name := code + "-" + hex.EncodeToString(digest[:8])
+			name := argsName(code, tool, digest)
 			if path, err := p.writeArgs(name, args); err != nil {
 				p.log.Printf("discharge directory: %v", err)
 			} else {
@@ -199,8 +204,22 @@ func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
 		}
 		cmd = append(cmd, "--once --args", argsRef)
 	}
-	cmd = append(append(cmd, p.cfg.ApproveTicket), redirect...)
+	cmd = append(cmd, shellQuote("tools="+tool), p.cfg.ApproveTicket)
+	cmd = append(cmd, redirect...)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
+}
+
+// argsName names the files of one refused call in the discharge
+// directory (its arguments, NAME.json, and the discharge, NAME.dis): the
+// approval's code and a digest of the tool and the arguments, so that the
+// discharges of two tools called with the same arguments do not replace
+// each other.
+func argsName(code, tool string, digest []byte) string {
+	h := sha256.New()
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write(digest)
+	return code + "-" + hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // writeArgs writes a call's arguments to NAME.json in the discharge

@@ -47,6 +47,9 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 			fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
 		}
 	}
+	if err == nil {
+		describeTools(w, d, scope)
+	}
 	if d.args != nil {
 		digest, _ := caveat.ArgsDigest(d.args)
 		fmt.Fprintf(w, "  arguments   exactly these (args=%s):\n", base64.RawURLEncoding.EncodeToString(digest))
@@ -64,6 +67,34 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.block, approvalWho(m.approver))
 		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.binding))
 	}
+}
+
+// describeTools tells which tools a discharge without a tools caveat
+// lets the call use, and warns when that is more than one: an args
+// caveat approves a call's content, not its tool (spec/CAVEATS.md, "In a
+// discharge"), so a discharge for one call should name its tool too.
+func describeTools(w io.Writer, d *dischargeParts, scope caveat.Scope) {
+	for _, c := range d.caveats {
+		if c.Kind == caveat.Tools {
+			return // shown above: "tools       only ..."
+		}
+	}
+	var allowed []string
+	for _, c := range scope.Effective() {
+		if c.Kind == caveat.Tools {
+			allowed = c.List
+		}
+	}
+	switch len(allowed) {
+	case 0:
+		fmt.Fprintln(w, "  tools       any tool: the approval names none (no tools=) and neither does the ticket")
+	case 1:
+		fmt.Fprintf(w, "  tools       only %s: the ticket's only tool (no tools=)\n", allowed[0])
+		return
+	default:
+		fmt.Fprintf(w, "  tools       any of %s: the approval names none (no tools=)\n", strings.Join(allowed, ", "))
+	}
+	fmt.Fprintln(w, "WARNING: this approval is not limited to one tool: it allows every tool above with the same arguments; add tools=NAME to approve one tool")
 }
 
 // plainCaveat words an effective caveat for the person approving.
