@@ -26,7 +26,10 @@ it, and no other.
 Before signing it shows on standard error what is approved, read from
 the ticket's bytes alone and NOT verified (approve holds no root key):
 the intent, the effective scope (tools, ops, paths, hosts, aud, budgets,
-until: the narrowest of the chain), the caveats the discharge adds, the
+until) of blocks 0 to the approval's block, the blocks the discharge is
+bound to (it also works on the ticket without later blocks, so what they
+narrow is not shown as approved; they are named as not covered), the
+caveats the discharge adds, the
 arguments (--args) and their digest, and the code of each approval. The
 agent's refusal shows the person who asked the same code: compare them.
 Without --yes it then asks "approve? [y/N]" on the terminal (/dev/tty),

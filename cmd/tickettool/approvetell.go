@@ -20,24 +20,21 @@ import (
 
 // describeApproval tells, on standard error, what approving means: from
 // the ticket's bytes only, never from a description an agent supplies.
+// For each approval it shows the scope of blocks 0 to its block j, the
+// blocks its binding covers (spec/FORMAT.md §4.6): a discharge also
+// works on the ticket without the blocks after j, so what they narrow is
+// not what is approved, and the person is told so.
 func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approvalAt, d *dischargeParts, now time.Time) {
 	w := e.stderr
 	fmt.Fprintf(w, "You are approving, as %s, calls made with this ticket (read from its bytes; NOT verified):\n", k.ID())
-	for j, b := range t.UnverifiedBlocks() {
-		for _, c := range b.Caveats {
-			if c.Kind == caveat.Intent {
-				fmt.Fprintf(w, "  intent      %q (block %d)\n", c.Text, j)
-			}
+	var widest *caveat.Scope
+	for i, m := range matched {
+		if len(matched) > 1 {
+			fmt.Fprintf(w, "For the approval of block %d (blocks 0 to %d):\n", m.block, m.block)
 		}
-	}
-	scope, err := t.UnverifiedScope()
-	if err != nil {
-		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", oneLine(err.Error()))
-	} else {
-		for _, c := range scope.Effective() {
-			if c.Kind != caveat.Intent {
-				fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
-			}
+		scope, ok := describeScope(w, t, m.block, now)
+		if ok && i == 0 { // blocks ascending: the first covers the fewest blocks
+			widest = &scope
 		}
 	}
 	fmt.Fprintln(w, "The approval adds:")
@@ -47,8 +44,8 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 			fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
 		}
 	}
-	if err == nil {
-		describeTools(w, d, scope)
+	if widest != nil {
+		describeTools(w, d, *widest)
 	}
 	if d.args != nil {
 		digest, _ := caveat.ArgsDigest(d.args)
@@ -67,6 +64,55 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.block, approvalWho(m.approver))
 		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.binding))
 	}
+}
+
+// describeScope shows the intents and the effective scope of blocks 0
+// to j of t, and says so when blocks after j exist: the discharge does
+// not cover them. It reports whether the blocks narrow as a verifier
+// requires (else it shows the problem).
+func describeScope(w io.Writer, t *token.Ticket, j int, now time.Time) (caveat.Scope, bool) {
+	blocks := t.UnverifiedBlocks()
+	for i, b := range blocks[:j+1] {
+		for _, c := range b.Caveats {
+			if c.Kind == caveat.Intent {
+				fmt.Fprintf(w, "  intent      %q (block %d)\n", c.Text, i)
+			}
+		}
+	}
+	scope, err := scopeThrough(blocks[:j+1])
+	if err != nil {
+		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", oneLine(err.Error()))
+	} else {
+		for _, c := range scope.Effective() {
+			if c.Kind != caveat.Intent {
+				fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
+			}
+		}
+	}
+	if n := len(blocks); j < n-1 {
+		fmt.Fprintf(w, "  NOT COVERED blocks %d to %d of this ticket: the discharge also works on the ticket without them, so it approves the scope above, not what those blocks narrow it to\n", j+1, n-1)
+	}
+	return scope, err == nil
+}
+
+// scopeThrough replays blocks into a caveat scope as a verifier would
+// (token.Ticket.UnverifiedScope does it for every block): the effective
+// constraint after the last of them.
+func scopeThrough(blocks []token.Block) (caveat.Scope, error) {
+	var s caveat.Scope
+	for i, b := range blocks {
+		if i > 0 {
+			if err := s.CanAppend(i); err != nil {
+				return s, fmt.Errorf("block %d: %w", i, err)
+			}
+		}
+		for _, c := range b.Caveats {
+			if err := s.Add(i, c); err != nil {
+				return s, fmt.Errorf("block %d: %w", i, err)
+			}
+		}
+	}
+	return s, nil
 }
 
 // describeTools tells which tools a discharge without a tools caveat
