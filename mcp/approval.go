@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -129,28 +130,59 @@ func (p *Proxy) readPool() map[string]*token.Discharge {
 	return pool
 }
 
-// readDischargeFile adds the discharges of one file, one per line, to pool.
+// readDischargeFile adds the discharges of one file, one per line, to
+// pool. The file must be a regular file, reached without a symbolic link
+// (openDischarge), of at most maxDischargeFileBytes, every line at most
+// token.MaxDischargeTextBytes: otherwise none of its discharges is added,
+// and the log says why.
 func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge) {
-	f, err := os.Open(path)
+	name := filepath.Base(path)
+	f, err := openDischarge(path)
 	if err != nil {
-		p.log.Printf("discharge file %s: %v", filepath.Base(path), err)
+		p.log.Printf("discharge file %s: skipped: %v", name, err)
 		return
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, maxDischargeFileBytes))
+	fi, err := f.Stat()
+	if err != nil {
+		p.log.Printf("discharge file %s: skipped: %v", name, err)
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		p.log.Printf("discharge file %s: skipped: not a regular file", name)
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDischargeFileBytes+1))
+	switch {
+	case err != nil:
+		p.log.Printf("discharge file %s: skipped: %v", name, err)
+		return
+	case len(data) > maxDischargeFileBytes:
+		p.log.Printf("discharge file %s: skipped: longer than %d bytes", name, maxDischargeFileBytes)
+		return
+	}
+	found := map[string]*token.Discharge{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, token.MaxDischargeTextBytes+2)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
 			continue
 		}
 		d, err := token.ParseDischarge(line)
 		if err != nil {
-			p.log.Printf("discharge file %s line %d: skipped: %v", filepath.Base(path), n, err)
+			p.log.Printf("discharge file %s line %d: skipped: %v", name, n, err)
 			continue
 		}
-		pool[line] = d
+		found[line] = d
 	}
+	if err := sc.Err(); err != nil {
+		p.log.Printf("discharge file %s: skipped: line %d: longer than a discharge (%d bytes)", name, n+1, token.MaxDischargeTextBytes)
+		return
+	}
+	maps.Copy(pool, found)
 }
 
 // approvalText is what the agent is told for the approvals a refused call
