@@ -1,15 +1,9 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -108,83 +102,6 @@ func usable(d *token.Discharge, digest []byte, now time.Time) (int64, bool) {
 	return until, now.Unix() < until
 }
 
-// readPool reads every discharge of Config.DischargeDir, by text.
-func (p *Proxy) readPool() map[string]*token.Discharge {
-	pool := map[string]*token.Discharge{}
-	entries, err := os.ReadDir(p.cfg.DischargeDir)
-	if err != nil {
-		p.log.Printf("discharge directory: %v", err)
-		return pool
-	}
-	files := 0
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), DischargeSuffix) || !e.Type().IsRegular() {
-			continue
-		}
-		if files++; files > maxDischargeFiles {
-			p.log.Printf("discharge directory: more than %d %s files: the rest are not read", maxDischargeFiles, DischargeSuffix)
-			break
-		}
-		p.readDischargeFile(filepath.Join(p.cfg.DischargeDir, e.Name()), pool)
-	}
-	return pool
-}
-
-// readDischargeFile adds the discharges of one file, one per line, to
-// pool. The file must be a regular file, reached without a symbolic link
-// (openDischarge), of at most maxDischargeFileBytes, every line at most
-// token.MaxDischargeTextBytes: otherwise none of its discharges is added,
-// and the log says why.
-func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge) {
-	name := filepath.Base(path)
-	f, err := openDischarge(path)
-	if err != nil {
-		p.log.Printf("discharge file %s: skipped: %v", name, err)
-		return
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		p.log.Printf("discharge file %s: skipped: %v", name, err)
-		return
-	}
-	if !fi.Mode().IsRegular() {
-		p.log.Printf("discharge file %s: skipped: not a regular file", name)
-		return
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxDischargeFileBytes+1))
-	switch {
-	case err != nil:
-		p.log.Printf("discharge file %s: skipped: %v", name, err)
-		return
-	case len(data) > maxDischargeFileBytes:
-		p.log.Printf("discharge file %s: skipped: longer than %d bytes", name, maxDischargeFileBytes)
-		return
-	}
-	found := map[string]*token.Discharge{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, token.MaxDischargeTextBytes+2)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		d, err := token.ParseDischarge(line)
-		if err != nil {
-			p.log.Printf("discharge file %s line %d: skipped: %v", name, n, err)
-			continue
-		}
-		found[line] = d
-	}
-	if err := sc.Err(); err != nil {
-		p.log.Printf("discharge file %s: skipped: line %d: longer than a discharge (%d bytes)", name, n+1, token.MaxDischargeTextBytes)
-		return
-	}
-	maps.Copy(pool, found)
-}
-
 // approvalText is what the agent is told for the approvals a refused call
 // needs: who must approve (key id, location, code) and the command they
 // run. With a discharge directory, the call's arguments are written there
@@ -239,43 +156,6 @@ func (p *Proxy) approveLine(a approvalAt, tool string, args, digest []byte) stri
 	cmd = append(cmd, shellQuote("tools="+tool), p.cfg.ApproveTicket)
 	cmd = append(cmd, redirect...)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
-}
-
-// argsName names the files of one refused call in the discharge
-// directory (its arguments, NAME.json, and the discharge, NAME.dis): the
-// approval's code and a digest of the tool and the arguments, so that the
-// discharges of two tools called with the same arguments do not replace
-// each other.
-func argsName(code, tool string, digest []byte) string {
-	h := sha256.New()
-	h.Write([]byte(tool))
-	h.Write([]byte{0})
-	h.Write(digest)
-	return code + "-" + hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// writeArgs writes a call's arguments to NAME.json in the discharge
-// directory, mode 0600, replacing any file of that name atomically, and
-// returns its path.
-func (p *Proxy) writeArgs(name string, args []byte) (string, error) {
-	path := filepath.Join(p.cfg.DischargeDir, name+".json")
-	f, err := os.CreateTemp(p.cfg.DischargeDir, ".args-*")
-	if err != nil {
-		return "", err
-	}
-	_, werr := f.Write(append(bytes.Clone(args), '\n'))
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", werr
-	}
-	return path, nil
 }
 
 // shellSafe matches a word a POSIX shell takes as it is.
