@@ -76,9 +76,10 @@ func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []strin
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
 
 // shellQuote quotes s for a POSIX shell: as it is when that is safe,
-// else in single quotes.
+// else in single quotes. A word starting with '=' is quoted: zsh expands
+// =word to the path of the command word.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe.MatchString(s) && !strings.HasPrefix(s, "=") {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
