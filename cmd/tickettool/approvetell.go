@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/jcs"
@@ -184,19 +185,33 @@ func plainCaveat(c caveat.Caveat, now time.Time) string {
 	return escapeText(c.String())
 }
 
-// escapeText keeps text for a terminal: control characters (but newline)
-// are shown escaped, so that nothing read from a ticket or --args can
-// move the cursor or rewrite what the person reads.
+// escapeText keeps text for a terminal: every control character (but
+// newline), line or paragraph separator and format character (Unicode
+// category Cf: bidirectional controls, zero-width characters, the BOM,
+// tags…) is shown escaped, so that nothing read from a ticket or --args
+// can move the cursor, reorder or hide what the person reads. It escapes
+// the characters mcp's escapeControls does (both tests check the same
+// categories).
 func escapeText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069) {
+		switch {
+		case r == '\n' || !hidden(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		default:
 			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// hidden reports whether r is a character a terminal does not show as
+// itself: a control (Cc), a format character (Cf), a line or paragraph
+// separator (Zl, Zp).
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // openTerminal opens the terminal approve asks on: the reader of the
