@@ -16,8 +16,9 @@ const (
 	MaxCount = 1 << 53
 
 	// MaxBudgets bounds Admission.Budgets: a block holds at most one calls
-	// and one total caveat.
-	MaxBudgets = 2 * token.MaxBlocks
+	// and one total caveat, and so does each discharge a call uses (one
+	// per approval caveat, at most token.MaxApprovals).
+	MaxBudgets = 2*token.MaxBlocks + 2*token.MaxApprovals
 
 	// RequestRetention is how long a store keeps a verdict after the last
 	// instant it can matter (the admission's Now, HoldUntil or replay

@@ -1,13 +1,9 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -106,58 +102,12 @@ func usable(d *token.Discharge, digest []byte, now time.Time) (int64, bool) {
 	return until, now.Unix() < until
 }
 
-// readPool reads every discharge of Config.DischargeDir, by text.
-func (p *Proxy) readPool() map[string]*token.Discharge {
-	pool := map[string]*token.Discharge{}
-	entries, err := os.ReadDir(p.cfg.DischargeDir)
-	if err != nil {
-		p.log.Printf("discharge directory: %v", err)
-		return pool
-	}
-	files := 0
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), DischargeSuffix) || !e.Type().IsRegular() {
-			continue
-		}
-		if files++; files > maxDischargeFiles {
-			p.log.Printf("discharge directory: more than %d %s files: the rest are not read", maxDischargeFiles, DischargeSuffix)
-			break
-		}
-		p.readDischargeFile(filepath.Join(p.cfg.DischargeDir, e.Name()), pool)
-	}
-	return pool
-}
-
-// readDischargeFile adds the discharges of one file, one per line, to pool.
-func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge) {
-	f, err := os.Open(path)
-	if err != nil {
-		p.log.Printf("discharge file %s: %v", filepath.Base(path), err)
-		return
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, maxDischargeFileBytes))
-	sc.Buffer(nil, token.MaxDischargeTextBytes+2)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		d, err := token.ParseDischarge(line)
-		if err != nil {
-			p.log.Printf("discharge file %s line %d: skipped: %v", filepath.Base(path), n, err)
-			continue
-		}
-		pool[line] = d
-	}
-}
-
 // approvalText is what the agent is told for the approvals a refused call
 // needs: who must approve (key id, location, code) and the command they
 // run. With a discharge directory, the call's arguments are written there
 // first, so the command says --args @FILE and its output lands where the
 // proxy reads it.
-func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest []byte) string {
+func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, args, digest []byte) string {
 	var parts []string
 	seen := map[int]bool{}
 	for _, r := range rs {
@@ -167,7 +117,7 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest 
 		for _, a := range st.approvals {
 			if a.block == r.Block {
 				seen[a.block] = true
-				parts = append(parts, p.approveLine(a, args, digest))
+				parts = append(parts, p.approveLine(a, tool, args, digest))
 			}
 		}
 	}
@@ -175,7 +125,11 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, args, digest 
 }
 
 // approveLine tells whom to ask for one approval and the command to run.
-func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
+// The command names the call's tool (qualified, as the caveats see it):
+// an args caveat approves a call's content, not its tool, so without
+// tools= the discharge would allow any tool of the ticket with the same
+// arguments (spec/CAVEATS.md, "In a discharge").
+func (p *Proxy) approveLine(a approvalAt, tool string, args, digest []byte) string {
 	code := token.BindingCode(a.binding)
 	who := a.approver.KeyID
 	if a.approver.Location != "" {
@@ -189,7 +143,7 @@ func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
 			argsRef = "@ARGS.json" // a file holding the call's arguments
 		}
 		if p.cfg.DischargeDir != "" {
-			name := code + "-" + hex.EncodeToString(digest[:8])
+			name := argsName(code, tool, digest)
 			if path, err := p.writeArgs(name, args); err != nil {
 				p.log.Printf("discharge directory: %v", err)
 			} else {
@@ -199,41 +153,19 @@ func (p *Proxy) approveLine(a approvalAt, args, digest []byte) string {
 		}
 		cmd = append(cmd, "--once --args", argsRef)
 	}
-	cmd = append(append(cmd, p.cfg.ApproveTicket), redirect...)
+	cmd = append(cmd, shellQuote("tools="+tool), p.cfg.ApproveTicket)
+	cmd = append(cmd, redirect...)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
-}
-
-// writeArgs writes a call's arguments to NAME.json in the discharge
-// directory, mode 0600, replacing any file of that name atomically, and
-// returns its path.
-func (p *Proxy) writeArgs(name string, args []byte) (string, error) {
-	path := filepath.Join(p.cfg.DischargeDir, name+".json")
-	f, err := os.CreateTemp(p.cfg.DischargeDir, ".args-*")
-	if err != nil {
-		return "", err
-	}
-	_, werr := f.Write(append(bytes.Clone(args), '\n'))
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", werr
-	}
-	return path, nil
 }
 
 // shellSafe matches a word a POSIX shell takes as it is.
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
 
 // shellQuote quotes s for a POSIX shell: as it is when that is safe,
-// else in single quotes.
+// else in single quotes. A word starting with '=' is quoted: zsh expands
+// =word to the path of the command word.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe.MatchString(s) && !strings.HasPrefix(s, "=") {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

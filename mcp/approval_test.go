@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -117,15 +116,15 @@ func TestApprovalText(t *testing.T) {
 	digest, _ := caveat.ArgsDigest(args)
 	bind, _ := tk.Binding(0)
 	code := token.BindingCode(bind)
-	name := code + "-" + hex.EncodeToString(digest[:8])
+	name := argsName(code, "post", digest)
 	rs := []verify.Refusal{
 		{Check: verify.CheckCaveat, Block: 0, Kind: caveat.Tools, Reason: "x"},
 		{Check: verify.CheckApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
 		{Check: verify.CheckApproval, Block: 0, Kind: caveat.Approval, Reason: "approval required from lead (code " + code + ")"},
 	}
-	got := p.approvalText(st, rs, args, digest)
+	got := p.approvalText(st, rs, "post", args, digest)
 	want := "approval needed from lead at https://chat.example.com/lead (code " + code + "): ask them to check the code and run: " +
-		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " @/etc/fs.ticket > " + filepath.Join(dir, name+".dis")
+		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " tools=post @/etc/fs.ticket > " + filepath.Join(dir, name+".dis")
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
@@ -137,18 +136,18 @@ func TestApprovalText(t *testing.T) {
 	if d, _ := caveat.ArgsDigest(b); string(d) != string(digest) {
 		t.Fatalf("the file's arguments have another digest: %q", b)
 	}
-	if got := p.approvalText(st, rs[:2], args, digest); got != "" {
+	if got := p.approvalText(st, rs[:2], "post", args, digest); got != "" {
 		t.Fatalf("no approval refusal, yet %q", got)
 	}
 	// Without a directory the arguments are quoted inline; arguments
 	// without a digest give a command without --args.
 	p.cfg.DischargeDir = ""
-	got = p.approvalText(st, rs, args, digest)
-	if !strings.HasSuffix(got, `run: tickettool approve --key lead.key --once --args '{"path":"/srv/post.txt","content":"it'\''s Q3"}' @/etc/fs.ticket`) {
+	got = p.approvalText(st, rs, "post", args, digest)
+	if !strings.HasSuffix(got, `run: tickettool approve --key lead.key --once --args '{"path":"/srv/post.txt","content":"it'\''s Q3"}' tools=post @/etc/fs.ticket`) {
 		t.Fatalf("inline: %s", got)
 	}
-	got = p.approvalText(st, rs, args, nil)
-	if !strings.HasSuffix(got, "run: tickettool approve --key lead.key @/etc/fs.ticket") {
+	got = p.approvalText(st, rs, "post", args, nil)
+	if !strings.HasSuffix(got, "run: tickettool approve --key lead.key tools=post @/etc/fs.ticket") {
 		t.Fatalf("no digest: %s", got)
 	}
 }

@@ -152,7 +152,7 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 		return verdict{forward: true, decision: &d}
 	}
 	text := RefusalPrefix + refusalText(d.Refusals)
-	if ask := p.approvalText(st, d.Refusals, c.args, c.digest); ask != "" {
+	if ask := p.approvalText(st, d.Refusals, req.Tool, c.args, c.digest); ask != "" {
 		text += "; " + string(escapeControls(nil, []byte(ask)))
 	}
 	p.log.Printf("tools/call %q: %s", c.name, text)

@@ -100,6 +100,11 @@ const (
 	// few discharges, one per line.
 	maxDischargeFileBytes = 64 << 10
 
+	// maxArgsFiles bounds the argument files (CODE-HEX.json) the guard
+	// keeps in the discharge directory, one per refused call that needs
+	// an approval: past it, the oldest by modification time are removed.
+	maxArgsFiles = 64
+
 	// maxInlineArgs bounds the arguments a refusal quotes in its approve
 	// command (without a discharge directory); longer ones are named
 	// @ARGS.json.

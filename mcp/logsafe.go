@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -16,9 +17,11 @@ import (
 // messages are quoted as well (%q), so where one ends is never in doubt.
 
 // escapeControls appends s to dst with every control character (C0, DEL,
-// C1), every line or paragraph separator, every bidirectional formatting
-// character and every byte that is not UTF-8 escaped; a backslash is
-// written as is, since the escapes are for the eye, not to be parsed back.
+// C1), every line or paragraph separator, every format character (Unicode
+// category Cf: bidirectional controls, zero-width characters, the BOM,
+// tags…) and every byte that is not UTF-8 escaped; a backslash is written
+// as is, since the escapes are for the eye, not to be parsed back. It
+// escapes the characters cmd/tickettool's escapeText does (but newline).
 func escapeControls(dst, s []byte) []byte {
 	for len(s) > 0 {
 		r, n := utf8.DecodeRune(s)
@@ -33,8 +36,9 @@ func escapeControls(dst, s []byte) []byte {
 			dst = append(dst, `\t`...)
 		case r < 0x20 || r == 0x7f:
 			dst = fmt.Appendf(dst, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029,
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		case r > 0xffff && hidden(r):
+			dst = fmt.Appendf(dst, `\U%08x`, r)
+		case hidden(r):
 			dst = fmt.Appendf(dst, `\u%04x`, r)
 		default:
 			dst = append(dst, s[:n]...)
@@ -42,6 +46,13 @@ func escapeControls(dst, s []byte) []byte {
 		s = s[n:]
 	}
 	return dst
+}
+
+// hidden reports whether r is a character a terminal does not show as
+// itself: a control (Cc), a format character (Cf), a line or paragraph
+// separator (Zl, Zp).
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // logWriter is the writer under the proxy's log.Logger: each Write is one

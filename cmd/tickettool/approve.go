@@ -26,7 +26,10 @@ it, and no other.
 Before signing it shows on standard error what is approved, read from
 the ticket's bytes alone and NOT verified (approve holds no root key):
 the intent, the effective scope (tools, ops, paths, hosts, aud, budgets,
-until: the narrowest of the chain), the caveats the discharge adds, the
+until) of blocks 0 to the approval's block, the blocks the discharge is
+bound to (it also works on the ticket without later blocks, so what they
+narrow is not shown as approved; they are named as not covered), the
+caveats the discharge adds, the
 arguments (--args) and their digest, and the code of each approval. The
 agent's refusal shows the person who asked the same code: compare them.
 Without --yes it then asks "approve? [y/N]" on the terminal (/dev/tty),
@@ -37,15 +40,17 @@ and refuses with exit status 2 when there is no terminal.
 calls=1: the discharge allows one call. --args JSON (or @FILE, or - for
 standard input) adds args=DIGEST, the SHA-256 of the arguments' RFC 8785
 canonical JSON: the discharge then allows only a call with exactly these
-arguments. CAVEATs, written as for mint (not until, approval or args: use
---until and --args), narrow the approval further, e.g. tools=post.
+arguments, to any tool the ticket allows: add tools=NAME for one tool
+(approve warns when the discharge allows more than one). CAVEATs, written
+as for mint (not until, approval or args: use --until and --args), narrow
+the approval further, e.g. tools=post.
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
 
 Exit status 1: no approval caveat of the ticket names this key, or the
 answer was not yes.
 
 Example:
-  tickettool approve --key lead.key --once --args @call.json @ticket.txt > call.dis
+  tickettool approve --key lead.key --once --args @call.json tools=post @ticket.txt > call.dis
 `
 
 // approveArgs are approve's flags.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/jcs"
@@ -20,24 +21,21 @@ import (
 
 // describeApproval tells, on standard error, what approving means: from
 // the ticket's bytes only, never from a description an agent supplies.
+// For each approval it shows the scope of blocks 0 to its block j, the
+// blocks its binding covers (spec/FORMAT.md §4.6): a discharge also
+// works on the ticket without the blocks after j, so what they narrow is
+// not what is approved, and the person is told so.
 func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approvalAt, d *dischargeParts, now time.Time) {
 	w := e.stderr
 	fmt.Fprintf(w, "You are approving, as %s, calls made with this ticket (read from its bytes; NOT verified):\n", k.ID())
-	for j, b := range t.UnverifiedBlocks() {
-		for _, c := range b.Caveats {
-			if c.Kind == caveat.Intent {
-				fmt.Fprintf(w, "  intent      %q (block %d)\n", c.Text, j)
-			}
+	var widest *caveat.Scope
+	for i, m := range matched {
+		if len(matched) > 1 {
+			fmt.Fprintf(w, "For the approval of block %d (blocks 0 to %d):\n", m.block, m.block)
 		}
-	}
-	scope, err := t.UnverifiedScope()
-	if err != nil {
-		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", oneLine(err.Error()))
-	} else {
-		for _, c := range scope.Effective() {
-			if c.Kind != caveat.Intent {
-				fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
-			}
+		scope, ok := describeScope(w, t, m.block, now)
+		if ok && i == 0 { // blocks ascending: the first covers the fewest blocks
+			widest = &scope
 		}
 	}
 	fmt.Fprintln(w, "The approval adds:")
@@ -46,6 +44,9 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 		if c.Kind != caveat.Args && c.Kind != caveat.Until {
 			fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
 		}
+	}
+	if widest != nil {
+		describeTools(w, d, *widest)
 	}
 	if d.args != nil {
 		digest, _ := caveat.ArgsDigest(d.args)
@@ -64,6 +65,83 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.block, approvalWho(m.approver))
 		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.binding))
 	}
+}
+
+// describeScope shows the intents and the effective scope of blocks 0
+// to j of t, and says so when blocks after j exist: the discharge does
+// not cover them. It reports whether the blocks narrow as a verifier
+// requires (else it shows the problem).
+func describeScope(w io.Writer, t *token.Ticket, j int, now time.Time) (caveat.Scope, bool) {
+	blocks := t.UnverifiedBlocks()
+	for i, b := range blocks[:j+1] {
+		for _, c := range b.Caveats {
+			if c.Kind == caveat.Intent {
+				fmt.Fprintf(w, "  intent      %q (block %d)\n", c.Text, i)
+			}
+		}
+	}
+	scope, err := scopeThrough(blocks[:j+1])
+	if err != nil {
+		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", oneLine(err.Error()))
+	} else {
+		for _, c := range scope.Effective() {
+			if c.Kind != caveat.Intent {
+				fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
+			}
+		}
+	}
+	if n := len(blocks); j < n-1 {
+		fmt.Fprintf(w, "  NOT COVERED blocks %d to %d of this ticket: the discharge also works on the ticket without them, so it approves the scope above, not what those blocks narrow it to\n", j+1, n-1)
+	}
+	return scope, err == nil
+}
+
+// scopeThrough replays blocks into a caveat scope as a verifier would
+// (token.Ticket.UnverifiedScope does it for every block): the effective
+// constraint after the last of them.
+func scopeThrough(blocks []token.Block) (caveat.Scope, error) {
+	var s caveat.Scope
+	for i, b := range blocks {
+		if i > 0 {
+			if err := s.CanAppend(i); err != nil {
+				return s, fmt.Errorf("block %d: %w", i, err)
+			}
+		}
+		for _, c := range b.Caveats {
+			if err := s.Add(i, c); err != nil {
+				return s, fmt.Errorf("block %d: %w", i, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// describeTools tells which tools a discharge without a tools caveat
+// lets the call use, and warns when that is more than one: an args
+// caveat approves a call's content, not its tool (spec/CAVEATS.md, "In a
+// discharge"), so a discharge for one call should name its tool too.
+func describeTools(w io.Writer, d *dischargeParts, scope caveat.Scope) {
+	for _, c := range d.caveats {
+		if c.Kind == caveat.Tools {
+			return // shown above: "tools       only ..."
+		}
+	}
+	var allowed []string
+	for _, c := range scope.Effective() {
+		if c.Kind == caveat.Tools {
+			allowed = c.List
+		}
+	}
+	switch len(allowed) {
+	case 0:
+		fmt.Fprintln(w, "  tools       any tool: the approval names none (no tools=) and neither does the ticket")
+	case 1:
+		fmt.Fprintf(w, "  tools       only %s: the ticket's only tool (no tools=)\n", allowed[0])
+		return
+	default:
+		fmt.Fprintf(w, "  tools       any of %s: the approval names none (no tools=)\n", strings.Join(allowed, ", "))
+	}
+	fmt.Fprintln(w, "WARNING: this approval is not limited to one tool: it allows every tool above with the same arguments; add tools=NAME to approve one tool")
 }
 
 // plainCaveat words an effective caveat for the person approving.
@@ -107,19 +185,33 @@ func plainCaveat(c caveat.Caveat, now time.Time) string {
 	return escapeText(c.String())
 }
 
-// escapeText keeps text for a terminal: control characters (but newline)
-// are shown escaped, so that nothing read from a ticket or --args can
-// move the cursor or rewrite what the person reads.
+// escapeText keeps text for a terminal: every control character (but
+// newline), line or paragraph separator and format character (Unicode
+// category Cf: bidirectional controls, zero-width characters, the BOM,
+// tags…) is shown escaped, so that nothing read from a ticket or --args
+// can move the cursor, reorder or hide what the person reads. It escapes
+// the characters mcp's escapeControls does (both tests check the same
+// categories).
 func escapeText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069) {
+		switch {
+		case r == '\n' || !hidden(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		default:
 			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// hidden reports whether r is a character a terminal does not show as
+// itself: a control (Cc), a format character (Cf), a line or paragraph
+// separator (Zl, Zp).
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // openTerminal opens the terminal approve asks on: the reader of the

@@ -56,10 +56,11 @@ func (d *demo) approvals() error {
 	}
 
 	d.say("\nThe lead runs it. approve shows, from the ticket's bytes, what is approved and the code")
-	d.say("to compare, then signs a discharge for this post only, usable once, for 10 minutes.")
+	d.say("to compare, then signs a discharge for this post only (these arguments, to post_summary),")
+	d.say("usable once, for 10 minutes.")
 	d.say("(--yes because the demo has no one at a terminal to answer.)")
 	dis, err := d.tt(0, "approve", "--key", p("pricing-lead.key"), "--once", "--args", "@"+p("post.json"),
-		"--yes", "--now", at(240), "@"+p("post.ticket"))
+		"tools=post_summary", "--yes", "--now", at(240), "@"+p("post.ticket"))
 	if err != nil {
 		return err
 	}

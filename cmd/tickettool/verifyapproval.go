@@ -11,17 +11,24 @@ import (
 )
 
 // approveCmd is how a hint's 'tickettool approve' command names the
-// ticket and the call's arguments: as the person gave them.
+// ticket, the call's tool and its arguments: as the person gave them.
 type approveCmd struct {
 	ticket string // TICKET as approve takes it: the text, or @PATH
+	tool   string // the call's tool (--tool), or ""
 	args   string // --args as approve takes it (JSON, @FILE), or ""
 }
 
-// line returns the approve command an approver of a runs.
+// line returns the approve command an approver of a runs. It names the
+// call's tool: an args caveat approves a call's content, not its tool, so
+// without tools= the discharge would allow any tool of the ticket called
+// with the same arguments (spec/CAVEATS.md, "In a discharge").
 func (c approveCmd) line(a caveat.Approver) string {
 	parts := []string{"tickettool approve --key", shellQuote(a.KeyID + ".key")}
 	if c.args != "" {
 		parts = append(parts, "--once --args", shellQuote(c.args))
+	}
+	if c.tool != "" {
+		parts = append(parts, shellQuote("tools="+c.tool))
 	}
 	return strings.Join(append(parts, shellQuote(c.ticket)), " ")
 }
@@ -69,9 +76,10 @@ func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []strin
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
 
 // shellQuote quotes s for a POSIX shell: as it is when that is safe,
-// else in single quotes.
+// else in single quotes. A word starting with '=' is quoted: zsh expands
+// =word to the path of the command word.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe.MatchString(s) && !strings.HasPrefix(s, "=") {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -30,11 +30,11 @@ func TestApprovalHints(t *testing.T) {
 		{Check: verify.CheckApproval, Block: 0, Reason: "approval required from lead (code " + code + ")"},
 		{Check: verify.CheckApproval, Block: 0, Reason: "again"},
 	}
-	got := approvalHints(tk, rs, approveCmd{ticket: "@t.txt", args: `{"text":"it's"}`})
+	got := approvalHints(tk, rs, approveCmd{ticket: "@t.txt", tool: "post", args: `{"text":"it's"}`})
 	want := "block 0 needs an approval from lead (key "
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) ||
 		!strings.HasSuffix(got[0], " at https://chat/lead: they check the code "+code+
-			` and run: tickettool approve --key lead.key --once --args '{"text":"it'\''s"}' @t.txt; then pass its output with --discharge`) {
+			` and run: tickettool approve --key lead.key --once --args '{"text":"it'\''s"}' tools=post @t.txt; then pass its output with --discharge`) {
 		t.Fatalf("hints %q", got)
 	}
 	if got := approvalHints(tk, rs[:2], approveCmd{ticket: "@t.txt"}); len(got) != 0 {
@@ -48,6 +48,7 @@ func TestApprovalHints(t *testing.T) {
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"@t.txt": "@t.txt", "lead.key": "lead.key", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'",
+		"=ls": "'=ls'", "=": "'='", "tools=post": "tools=post", "a=b": "a=b",
 	} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)

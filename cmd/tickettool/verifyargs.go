@@ -61,10 +61,10 @@ func (a *verifyArgs) check(arg string) error {
 	return nil
 }
 
-// approveCmd is how a hint names the ticket and the arguments in the
-// approve command it suggests.
+// approveCmd is how a hint names the ticket, the tool and the arguments
+// in the approve command it suggests.
 func (a *verifyArgs) approveCmd() *approveCmd {
-	return &approveCmd{ticket: a.ticket, args: *a.args}
+	return &approveCmd{ticket: a.ticket, tool: *a.tool, args: *a.args}
 }
 
 // request is the call the flags describe.

@@ -1,0 +1,77 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/token"
+)
+
+// TestApprovalToolBound: the approve command a refusal gives names the
+// call's tool, so the discharge it makes for read_file {"path":X,…} does
+// not also allow write_file with the same arguments (the args digest
+// covers a call's content, not its tool). The discharge is made with
+// exactly the caveats the refusal's command names.
+func TestApprovalToolBound(t *testing.T) {
+	var dir string
+	s := start(t, options{version: "2025-11-25", edit: func(c *Config, s *setup) {
+		sk, _ := rootKey(t)
+		cs, err := caveat.ParseAll([]string{"paths=" + s.dir, "tools=read_file,write_file", "until=1h"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Ticket, err = token.Mint(sk, append(cs, approvalCaveat(t, approverKey(t), 7, "")), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = realTempDir(t)
+		c.DischargeDir = dir
+	}})
+	args := map[string]any{"path": filepath.Join(s.dir, "x"), "content": "evil"}
+	txt, isErr := s.call(t, "read_file", args)
+	if !isErr {
+		t.Fatal("not refused")
+	}
+	i := strings.Index(txt, "--args @")
+	if i < 0 {
+		t.Fatalf("no --args @FILE: %s", txt)
+	}
+	words := strings.Fields(txt[i+len("--args @"):])
+	argsPath := words[0]
+	b, err := os.ReadFile(argsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The CAVEAT words of the command: after --args FILE, before the ticket.
+	cavs := []caveat.Caveat{untilC(t, 10*time.Minute), argsC(t, string(b)), mustCalls(t, 1)}
+	var named []string
+	for _, w := range words[1:] {
+		if w == s.p.cfg.ApproveTicket {
+			break
+		}
+		named = append(named, w)
+	}
+	extra, err := caveat.ParseAll(named, t0)
+	if err != nil {
+		t.Fatalf("caveats of the command %q: %v", named, err)
+	}
+	dis := approve(t, s.p.state().ticket, append(cavs, extra...)...)
+	if err := os.WriteFile(strings.TrimSuffix(argsPath, ".json")+DischargeSuffix, []byte(dis+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if txt, isErr := s.call(t, "write_file", args); !isErr || !strings.HasPrefix(txt, RefusalPrefix) {
+		t.Fatalf("write_file allowed by the discharge approved for read_file: %s", txt)
+	}
+	if len(extra) != 1 || extra[0].Kind != caveat.Tools || len(extra[0].List) != 1 || extra[0].List[0] != "read_file" {
+		t.Fatalf("the command's caveats are %q, want tools=read_file: %s", named, txt)
+	}
+	// The guard lets read_file through (the server then refuses the
+	// content member its schema lacks).
+	if txt, _ := s.call(t, "read_file", args); strings.HasPrefix(txt, RefusalPrefix) {
+		t.Fatalf("read_file refused with its discharge: %s", txt)
+	}
+}
