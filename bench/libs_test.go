@@ -184,13 +184,26 @@ func (tt *tickettool) verifier(tb testing.TB, enc []byte, req request) func() er
 // ticket), with Decisions kept across calls as a server keeps one per
 // worker (a pool, since RunParallel's goroutines share the function).
 // token.Parse + verify.Verify decides alike and allocates more (verify's
-// TestPropVerifyTextMatchesVerify).
+// TestPropVerifyTextMatchesVerify). It verifies as a stateless verifier
+// does, the peers' way (verify.Options.NoBlockIDs: no block ids, which
+// only revocation, budgets and receipts need; with them:
+// ttVerifierWithIDs).
 func ttVerifier(text string, r *caveat.Request, keys *token.Keyring, now time.Time) func() error {
+	return ttVerify(text, r, keys, now, &verify.Options{NoBlockIDs: true})
+}
+
+// ttVerifierWithIDs is ttVerifier with the block ids computed, as the
+// guard asks for them.
+func ttVerifierWithIDs(text string, r *caveat.Request, keys *token.Keyring, now time.Time) func() error {
+	return ttVerify(text, r, keys, now, nil)
+}
+
+func ttVerify(text string, r *caveat.Request, keys *token.Keyring, now time.Time, opts *verify.Options) func() error {
 	decisions := sync.Pool{New: func() any { return new(verify.Decision) }}
 	return func() error {
 		d := decisions.Get().(*verify.Decision)
 		defer decisions.Put(d)
-		if err := verify.VerifyText(d, text, r, keys, now, nil); err != nil {
+		if err := verify.VerifyText(d, text, r, keys, now, opts); err != nil {
 			return err
 		}
 		return d.Err()

@@ -9,6 +9,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
@@ -101,6 +102,8 @@ func targetPairs(tb testing.TB, h *harness, v map[string]side) []pair {
 			target: &target{text: "≤ 0.5×", limit: 0.5}},
 		{group: groupTargets, name: "HMAC full verify ÷ the minimal floor", a: serial("floor-hmac", hmacFloorOp(tb)), b: hmac,
 			target: &target{text: "≤ 1.8×", limit: 1.8}},
+		{group: groupTargets, name: "HMAC full verify with block ids (as the guard asks) ÷ the minimal floor",
+			a: serial("floor-hmac", hmacFloorOp(tb)), b: serial("tickettool-hmac with block ids", hmacWithIDs(tb))},
 		{group: groupTargets, name: "Ed25519 full verify ÷ its floor (4 signature checks + the tail's public key)",
 			a: serial("floor-ed25519", edFloorOp(tb)), b: ed,
 			target: &target{text: "≤ 1.05×", limit: 1.05}},
@@ -227,4 +230,16 @@ func launchPairs(bs *binaries, hello side, argsOf map[string][]string) []pair {
 			a: version, b: verify, wall: true, batch: processBatch})
 	}
 	return ps
+}
+
+// hmacWithIDs is the tickettool-hmac side's verify with the block ids
+// computed (verify.Options without NoBlockIDs), as the guard asks.
+func hmacWithIDs(tb testing.TB) func() error {
+	tt := newTickettool(tb, key.HMACSHA256, false)
+	text := string(must(tt.mint())(tb))
+	f := ttVerifierWithIDs(text, &caveat.Request{Tool: inScope.Tool, Op: inScope.Op, Paths: []string{inScope.Path}}, tt.keys, inScope.Now)
+	if err := f(); err != nil {
+		tb.Fatal(err)
+	}
+	return f
 }

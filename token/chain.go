@@ -31,6 +31,20 @@ func (c *Verified) TicketID() BlockID {
 // the [Verified] is always the zero Verified. A zero [Ticket] (not made by [Parse],
 // [Decode], [Mint] or Attenuate) is [ErrMalformed].
 func (t *Ticket) VerifyChain(k *key.Verifying) (Verified, error) {
+	return t.verifyChain(k, true)
+}
+
+// VerifyChainWithoutIDs is [Ticket.VerifyChain] for a caller that needs no
+// block ids: the chain is checked alike, and the [Verified] has no IDs
+// (nil; its TicketID is the zero id). An HMAC block id is derived from the
+// block's tag (spec/FORMAT.md §4.1), which must not outlive the chain
+// check, so ids are computed during it or never; this skips one SHA-256
+// per block for verifiers that keep no revocations, budgets or receipts.
+func (t *Ticket) VerifyChainWithoutIDs(k *key.Verifying) (Verified, error) {
+	return t.verifyChain(k, false)
+}
+
+func (t *Ticket) verifyChain(k *key.Verifying, withIDs bool) (Verified, error) {
 	if len(t.blocks) == 0 {
 		return Verified{}, errEmpty()
 	}
@@ -44,7 +58,10 @@ func (t *Ticket) VerifyChain(k *key.Verifying) (Verified, error) {
 	if k.Alg() != b0.Alg {
 		return Verified{}, &Error{Block: 0, Reason: "ticket is " + b0.Alg.String() + " but the key is " + k.Alg().String(), Err: ErrKeyMismatch}
 	}
-	c := Verified{Blocks: t.blocks, IDs: t.idRoom(), FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	c := Verified{Blocks: t.blocks, FamilyID: b0.TicketID, Sealed: t.seal != nil}
+	if withIDs {
+		c.IDs = t.idRoom()
+	}
 	var err error
 	if k.Alg() == key.HMACSHA256 {
 		err = t.verifyHMAC(k, c.IDs)
@@ -73,7 +90,9 @@ func (t *Ticket) verifyHMAC(root *key.Verifying, ids []BlockID) error {
 	defer putMAC(m)
 	for i := range t.blocks {
 		k = m.tag(k[:], bLabelHMACBlock, t.blocks[i].raw, nil)
-		ids[i] = blockID(k[:])
+		if ids != nil {
+			ids[i] = blockID(k[:])
+		}
 	}
 	want, got := k[:], t.tail
 	if t.seal != nil {
@@ -96,7 +115,9 @@ func (t *Ticket) verifyEd25519(root *key.Verifying, ids []BlockID) error {
 		if i == 0 && !root.Verify(msg, t.sigs[i]) || i > 0 && !ed25519.Verify(pub, msg, t.sigs[i]) {
 			return &Error{Block: i, Reason: "signature does not verify", Err: ErrChain}
 		}
-		ids[i] = blockID(t.sigs[i])
+		if ids != nil {
+			ids[i] = blockID(t.sigs[i])
+		}
 		prev, pub = t.sigs[i], t.blocks[i].NextKey
 	}
 	if t.seal != nil {

@@ -31,6 +31,14 @@ type Options struct {
 	RequireHolder bool
 	// DPoP tunes the check of a bound ticket's proof.
 	DPoP DPoPOptions
+	// NoBlockIDs says the caller needs no block ids (it keeps no
+	// revocations, budgets or receipts): the chain is checked alike, but
+	// the ids are not computed and Decision.BlockIDs stays empty, unless
+	// Revoked is set, a block carries a calls or total caveat (budgets are
+	// keyed by block ids) or a block rebinds (its holder signature covers
+	// the previous block's id). It saves one SHA-256 per block. The guard
+	// never sets it.
+	NoBlockIDs bool
 }
 
 // Revocations is a set of revoked block ids. Revoking a block refuses every
@@ -104,7 +112,13 @@ func run(d *Decision, t *token.Ticket, req *caveat.Request, dis []*token.Dischar
 		d.refuse(CheckKey, -1, 0, "policy does not accept "+key.Alg().String()+" keys")
 		return nil
 	}
-	chain, err := t.VerifyChain(key)
+	var chain token.Verified
+	var err error
+	if opts.NoBlockIDs && !needIDs(t, opts) {
+		chain, err = t.VerifyChainWithoutIDs(key)
+	} else {
+		chain, err = t.VerifyChain(key)
+	}
 	if err != nil {
 		var te *token.Error
 		if !errors.As(err, &te) {
@@ -247,4 +261,26 @@ func reason(err error) string {
 		return ce.Reason
 	}
 	return err.Error()
+}
+
+// needIDs reports whether a decision on t needs the block ids although the
+// caller asked for none: to look them up in opts.Revoked, to key the
+// budgets of calls and total caveats, or to check a rebinding signature,
+// which covers the previous block's id (spec/FORMAT.md §4.4).
+func needIDs(t *token.Ticket, opts *Options) bool {
+	if opts.Revoked != nil {
+		return true
+	}
+	bs := t.UnverifiedBlocks()
+	for i := range bs {
+		if i > 0 && bs[i].RebindJWK != nil {
+			return true
+		}
+		for j := range bs[i].Caveats {
+			if k := bs[i].Caveats[j].Kind; k == caveat.Calls || k == caveat.Total {
+				return true
+			}
+		}
+	}
+	return false
 }
