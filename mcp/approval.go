@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/shell"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -17,29 +17,6 @@ import (
 // DischargeSuffix ends the name of every file of Config.DischargeDir the
 // proxy reads discharges from.
 const DischargeSuffix = ".dis"
-
-// approvalAt is an approval caveat of the ticket: its block and binding.
-type approvalAt struct {
-	block    int
-	approver caveat.Approver
-	binding  [32]byte
-}
-
-// approvalsOf returns every approval caveat of t, blocks ascending.
-func approvalsOf(t *token.Ticket) []approvalAt {
-	var out []approvalAt
-	for j, b := range t.UnverifiedBlocks() {
-		for _, c := range b.Caveats {
-			if c.Kind != caveat.Approval {
-				continue
-			}
-			if bind, err := t.Binding(j); err == nil {
-				out = append(out, approvalAt{block: j, approver: *c.Approver, binding: bind})
-			}
-		}
-	}
-	return out
-}
 
 // callArgs returns a call's arguments as the args digest covers them (the
 // JSON text of params.arguments, "{}" when absent) and their digest, nil
@@ -70,7 +47,7 @@ func (p *Proxy) poolDischarges(st *ticketState, digest []byte, now time.Time) []
 		var bestText string
 		var bestUntil int64
 		for text, d := range pool {
-			if d.UnverifiedBinding() != a.binding {
+			if d.UnverifiedBinding() != a.Binding {
 				continue
 			}
 			until, ok := usable(d, digest, now)
@@ -115,8 +92,8 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, 
 			continue
 		}
 		for _, a := range st.approvals {
-			if a.block == r.Block {
-				seen[a.block] = true
+			if a.Block == r.Block {
+				seen[a.Block] = true
 				parts = append(parts, p.approveLine(a, tool, args, digest))
 			}
 		}
@@ -129,16 +106,16 @@ func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, 
 // an args caveat approves a call's content, not its tool, so without
 // tools= the discharge would allow any tool of the ticket with the same
 // arguments (spec/CAVEATS.md, "In a discharge").
-func (p *Proxy) approveLine(a approvalAt, tool string, args, digest []byte) string {
-	code := token.BindingCode(a.binding)
-	who := a.approver.KeyID
-	if a.approver.Location != "" {
-		who += " at " + a.approver.Location
+func (p *Proxy) approveLine(a token.UnverifiedApproval, tool string, args, digest []byte) string {
+	code := token.BindingCode(a.Binding)
+	who := a.Approver.KeyID
+	if a.Approver.Location != "" {
+		who += " at " + a.Approver.Location
 	}
-	cmd := []string{"tickettool approve --key", shellQuote(a.approver.KeyID + ".key")}
+	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
 	var redirect []string
 	if digest != nil {
-		argsRef := shellQuote(string(args))
+		argsRef := shell.Quote(string(args))
 		if len(args) > maxInlineArgs {
 			argsRef = "@ARGS.json" // a file holding the call's arguments
 		}
@@ -147,26 +124,13 @@ func (p *Proxy) approveLine(a approvalAt, tool string, args, digest []byte) stri
 			if path, err := p.writeArgs(name, args); err != nil {
 				p.log.Printf("discharge directory: %v", err)
 			} else {
-				argsRef = shellQuote("@" + path)
-				redirect = []string{">", shellQuote(filepath.Join(p.cfg.DischargeDir, name+DischargeSuffix))}
+				argsRef = shell.Quote("@" + path)
+				redirect = []string{">", shell.Quote(filepath.Join(p.cfg.DischargeDir, name+DischargeSuffix))}
 			}
 		}
 		cmd = append(cmd, "--once --args", argsRef)
 	}
-	cmd = append(cmd, shellQuote("tools="+tool), p.cfg.ApproveTicket)
+	cmd = append(cmd, shell.Quote("tools="+tool), p.cfg.ApproveTicket)
 	cmd = append(cmd, redirect...)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
-}
-
-// shellSafe matches a word a POSIX shell takes as it is.
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
-
-// shellQuote quotes s for a POSIX shell: as it is when that is safe,
-// else in single quotes. A word starting with '=' is quoted: zsh expands
-// =word to the path of the command word.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) && !strings.HasPrefix(s, "=") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

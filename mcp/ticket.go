@@ -56,7 +56,7 @@ type ticketState struct {
 	bound    bool            // the ticket has a holder caveat
 	// approvals are the ticket's approval caveats: a call then needs
 	// discharges (Config.DischargeDir).
-	approvals []approvalAt
+	approvals []token.UnverifiedApproval
 }
 
 // state returns the ticket the proxy enforces now.
@@ -104,7 +104,7 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 		return nil, &StartError{Refusals: never}
 	}
 	// The chain verified: its blocks can be trusted.
-	st := &ticketState{ticket: t, prepared: prepared, approvals: approvalsOf(t)}
+	st := &ticketState{ticket: t, prepared: prepared, approvals: t.UnverifiedApprovals()}
 	blocks := t.UnverifiedBlocks()
 	for i := range blocks {
 		for _, c := range blocks[i].Caveats {

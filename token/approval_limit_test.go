@@ -73,3 +73,34 @@ func TestMaxApprovals(t *testing.T) {
 
 // approverKey is an Ed25519 approver for approvalValue.
 func approverKey(t testing.TB) *key.Signing { return edKey(t, "lead") }
+
+// TestUnverifiedApprovals: every approval caveat, blocks ascending, with
+// its approver and its block's binding; none for a ticket without.
+func TestUnverifiedApprovals(t *testing.T) {
+	tk, err := token.Mint(hmacKey(t, "root"), []caveat.Caveat{approval(t, 1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, err = tk.Attenuate([]caveat.Caveat{must(caveat.NewCalls(5))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tk, err = tk.Attenuate([]caveat.Caveat{approval(t, 2)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := tk.UnverifiedApprovals()
+	if len(got) != 2 || got[0].Block != 0 || got[1].Block != 2 || got[1].Approver.Nonce[0] != 2 {
+		t.Fatalf("approvals %+v", got)
+	}
+	for _, a := range got {
+		if b, err := tk.Binding(a.Block); err != nil || b != a.Binding {
+			t.Errorf("block %d: binding %x, want %x (%v)", a.Block, a.Binding, b, err)
+		}
+	}
+	plain, err := token.Mint(hmacKey(t, "root"), []caveat.Caveat{must(caveat.NewCalls(1))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plain.UnverifiedApprovals(); len(got) != 0 {
+		t.Errorf("approvals of a ticket without: %+v", got)
+	}
+}

@@ -62,3 +62,31 @@ func BindingCode(b [32]byte) string {
 	s := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])[:bindingCodeChars]
 	return s[:bindingCodeChars/2] + "-" + s[bindingCodeChars/2:]
 }
+
+// UnverifiedApproval is an approval caveat of a ticket as its bytes say,
+// before any signature is checked: the block holding it, who must approve,
+// and the block's binding (spec/FORMAT.md §4.6).
+type UnverifiedApproval struct {
+	Block    int
+	Approver caveat.Approver
+	Binding  [32]byte
+}
+
+// UnverifiedApprovals returns the ticket's approval caveats, blocks
+// ascending, each with its block's binding: what an approver, a holder
+// asking for approvals, or a tool showing them needs.
+func (t *Ticket) UnverifiedApprovals() []UnverifiedApproval {
+	var out []UnverifiedApproval
+	for j := range t.blocks {
+		for k := range t.blocks[j].Caveats {
+			c := &t.blocks[j].Caveats[k]
+			if c.Kind != caveat.Approval || c.Approver == nil {
+				continue
+			}
+			if bind, err := t.Binding(j); err == nil {
+				out = append(out, UnverifiedApproval{Block: j, Approver: *c.Approver, Binding: bind})
+			}
+		}
+	}
+	return out
+}

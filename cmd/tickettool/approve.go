@@ -107,7 +107,7 @@ func runApprove(e *env, args []string) error {
 		}
 	}
 	for _, m := range matched {
-		dis, err := token.Approve(k, m.binding, d.caveats, now)
+		dis, err := token.Approve(k, m.Binding, d.caveats, now)
 		if err != nil {
 			return err
 		}
@@ -204,39 +204,14 @@ func (e *env) dischargeCaveats(a *approveArgs, cavArgs []string, now time.Time, 
 	return p, nil
 }
 
-// approvalAt is an approval caveat of a ticket: its block and binding.
-type approvalAt struct {
-	block    int
-	approver caveat.Approver
-	binding  [32]byte
-}
-
-// approvalsOf returns every approval caveat of t, blocks ascending.
-func approvalsOf(t *token.Ticket) []approvalAt {
-	var out []approvalAt
-	for j, b := range t.UnverifiedBlocks() {
-		for _, c := range b.Caveats {
-			if c.Kind != caveat.Approval {
-				continue
-			}
-			bind, err := t.Binding(j)
-			if err != nil { // cannot happen: block j carries an approval
-				continue
-			}
-			out = append(out, approvalAt{block: j, approver: *c.Approver, binding: bind})
-		}
-	}
-	return out
-}
-
 // matchApprovals returns the approval caveats of t that name k, by key id
 // and public key; none is a refusal naming the approvals t has.
-func matchApprovals(t *token.Ticket, k *key.Signing) ([]approvalAt, error) {
+func matchApprovals(t *token.Ticket, k *key.Signing) ([]token.UnverifiedApproval, error) {
 	pub, _ := ed25519Public(k.Verifying())
-	all := approvalsOf(t)
-	var out []approvalAt
+	all := t.UnverifiedApprovals()
+	var out []token.UnverifiedApproval
 	for _, a := range all {
-		if a.approver.KeyID == k.ID() && a.approver.Key == pub {
+		if a.Approver.KeyID == k.ID() && a.Approver.Key == pub {
 			out = append(out, a)
 		}
 	}
@@ -249,7 +224,7 @@ func matchApprovals(t *token.Ticket, k *key.Signing) ([]approvalAt, error) {
 	}
 	var hints []string
 	for _, a := range all {
-		hints = append(hints, fmt.Sprintf("block %d asks for an approval from %s, code %s", a.block, approvalWho(a.approver), token.BindingCode(a.binding)))
+		hints = append(hints, fmt.Sprintf("block %d asks for an approval from %s, code %s", a.Block, approvalWho(a.Approver), token.BindingCode(a.Binding)))
 	}
 	return nil, fail(exitRefused, err, hints...)
 }

@@ -25,15 +25,15 @@ import (
 // blocks its binding covers (spec/FORMAT.md §4.6): a discharge also
 // works on the ticket without the blocks after j, so what they narrow is
 // not what is approved, and the person is told so.
-func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approvalAt, d *dischargeParts, now time.Time) {
+func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []token.UnverifiedApproval, d *dischargeParts, now time.Time) {
 	w := e.stderr
 	fmt.Fprintf(w, "You are approving, as %s, calls made with this ticket (read from its bytes; NOT verified):\n", k.ID())
 	var widest *caveat.Scope
 	for i, m := range matched {
 		if len(matched) > 1 {
-			fmt.Fprintf(w, "For the approval of block %d (blocks 0 to %d):\n", m.block, m.block)
+			fmt.Fprintf(w, "For the approval of block %d (blocks 0 to %d):\n", m.Block, m.Block)
 		}
-		scope, ok := describeScope(w, t, m.block, now)
+		scope, ok := describeScope(w, t, m.Block, now)
 		if ok && i == 0 { // blocks ascending: the first covers the fewest blocks
 			widest = &scope
 		}
@@ -62,8 +62,8 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []approva
 		fmt.Fprintf(w, "              %s\n", escapeText(pretty.String()))
 	}
 	for _, m := range matched {
-		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.block, approvalWho(m.approver))
-		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.binding))
+		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.Block, approvalWho(m.Approver))
+		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.Binding))
 	}
 }
 

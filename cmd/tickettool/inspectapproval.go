@@ -37,11 +37,11 @@ type dischargeJSON struct {
 // the approval it matches by binding, as a verifier's step 6a would
 // select it (without checking any signature).
 func inspectApprovals(t *token.Ticket, ds []*token.Discharge, now time.Time) ([]approvalJSON, []dischargeJSON) {
-	aps := approvalsOf(t)
+	aps := t.UnverifiedApprovals()
 	out := make([]approvalJSON, 0, len(aps))
 	for _, a := range aps {
-		out = append(out, approvalJSON{Block: a.block, KeyID: a.approver.KeyID, KeyShort: shortKey(a.approver.Key),
-			Location: a.approver.Location, Code: token.BindingCode(a.binding)})
+		out = append(out, approvalJSON{Block: a.Block, KeyID: a.Approver.KeyID, KeyShort: shortKey(a.Approver.Key),
+			Location: a.Approver.Location, Code: token.BindingCode(a.Binding)})
 	}
 	dis := make([]dischargeJSON, 0, len(ds))
 	for i, d := range ds {
@@ -49,8 +49,8 @@ func inspectApprovals(t *token.Ticket, ds []*token.Discharge, now time.Time) ([]
 		dj := dischargeJSON{Index: i, ID: hex.EncodeToString(id[:]), KeyID: d.UnverifiedKeyID(), Block: -1,
 			Caveats: caveatsJSON(d.UnverifiedCaveats())}
 		for _, a := range aps {
-			if a.binding == d.UnverifiedBinding() {
-				dj.Block = a.block
+			if a.Binding == d.UnverifiedBinding() {
+				dj.Block = a.Block
 			}
 		}
 		for _, c := range d.UnverifiedCaveats() {

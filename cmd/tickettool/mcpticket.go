@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/tickettool/tickettool/internal/shell"
 	"github.com/tickettool/tickettool/mcp"
 	"github.com/tickettool/tickettool/token"
 )
@@ -85,9 +86,9 @@ func (s *ticketSource) approveRef() string {
 	switch {
 	case s.file != "":
 		if abs, err := filepath.Abs(s.file); err == nil {
-			return shellQuote("@" + abs)
+			return shell.Quote("@" + abs)
 		}
-		return shellQuote("@" + s.file)
+		return shell.Quote("@" + s.file)
 	case s.env != "":
 		return `"$` + ticketEnv + `"`
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/shell"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -23,14 +23,14 @@ type approveCmd struct {
 // without tools= the discharge would allow any tool of the ticket called
 // with the same arguments (spec/CAVEATS.md, "In a discharge").
 func (c approveCmd) line(a caveat.Approver) string {
-	parts := []string{"tickettool approve --key", shellQuote(a.KeyID + ".key")}
+	parts := []string{"tickettool approve --key", shell.Quote(a.KeyID + ".key")}
 	if c.args != "" {
-		parts = append(parts, "--once --args", shellQuote(c.args))
+		parts = append(parts, "--once --args", shell.Quote(c.args))
 	}
 	if c.tool != "" {
-		parts = append(parts, shellQuote("tools="+c.tool))
+		parts = append(parts, shell.Quote("tools="+c.tool))
 	}
-	return strings.Join(append(parts, shellQuote(c.ticket)), " ")
+	return strings.Join(append(parts, shell.Quote(c.ticket)), " ")
 }
 
 // approvalNeeded is an approval of the ticket that a refusal asks for.
@@ -46,15 +46,15 @@ type approvalNeeded struct {
 func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
 	var out []approvalNeeded
 	seen := map[int]bool{}
-	aps := approvalsOf(t)
+	aps := t.UnverifiedApprovals()
 	for _, r := range rs {
 		if r.Check != verify.CheckApproval || r.Block < 0 || seen[r.Block] {
 			continue
 		}
 		for _, a := range aps {
-			if a.block == r.Block {
+			if a.Block == r.Block {
 				seen[r.Block] = true
-				out = append(out, approvalNeeded{block: a.block, approver: a.approver, code: token.BindingCode(a.binding)})
+				out = append(out, approvalNeeded{block: a.Block, approver: a.Approver, code: token.BindingCode(a.Binding)})
 			}
 		}
 	}
@@ -70,17 +70,4 @@ func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []strin
 			n.block, approvalWho(n.approver), n.code, cmd.line(n.approver)))
 	}
 	return hints
-}
-
-// shellSafe matches a word a POSIX shell takes as it is.
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
-
-// shellQuote quotes s for a POSIX shell: as it is when that is safe,
-// else in single quotes. A word starting with '=' is quoted: zsh expands
-// =word to the path of the command word.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) && !strings.HasPrefix(s, "=") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -44,14 +44,3 @@ func TestApprovalHints(t *testing.T) {
 		t.Fatalf("hint %q", got)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"@t.txt": "@t.txt", "lead.key": "lead.key", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'",
-		"=ls": "'=ls'", "=": "'='", "tools=post": "tools=post", "a=b": "a=b",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
