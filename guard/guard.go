@@ -56,6 +56,11 @@ func New(cfg Config) (*Guard, error) {
 	if cfg.Hold < 0 {
 		return nil, errors.New("guard: hold must not be negative")
 	}
+	if cfg.Options.NoBlockIDs {
+		// Without ids the store could look up no revocation and key no
+		// budget: every revoked ticket would pass.
+		return nil, errors.New("guard: options must not set NoBlockIDs: the guard needs block ids for revocations, budgets and receipts")
+	}
 	if cfg.Options.Skew > MaxSkew {
 		return nil, fmt.Errorf("guard: skew %v is over %v: the store keeps a family's budgets and revocations only that long past its until", cfg.Options.Skew, MaxSkew)
 	}

@@ -169,3 +169,13 @@ func TestRevokeRefusesFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRefusesNoBlockIDs: a guard whose verify skipped block ids could
+// look up no revocation in its store (every revoked ticket would pass),
+// so New refuses the option.
+func TestNewRefusesNoBlockIDs(t *testing.T) {
+	_, keys := fixture(t)
+	if _, err := guard.New(guard.Config{Keys: keys, Options: verify.Options{NoBlockIDs: true}}); err == nil {
+		t.Fatal("New accepted NoBlockIDs")
+	}
+}

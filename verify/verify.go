@@ -36,8 +36,8 @@ type Options struct {
 	// the ids are not computed and Decision.BlockIDs stays empty, unless
 	// Revoked is set, a block carries a calls or total caveat (budgets are
 	// keyed by block ids) or a block rebinds (its holder signature covers
-	// the previous block's id). It saves one SHA-256 per block. The guard
-	// never sets it.
+	// the previous block's id). It saves one SHA-256 per block. A verifier
+	// with a store needs the ids: guard.New refuses the option.
 	NoBlockIDs bool
 }
 
