@@ -112,6 +112,11 @@ func (p *Proxy) approveLine(a token.UnverifiedApproval, tool string, args, diges
 	if a.Approver.Location != "" {
 		who += " at " + a.Approver.Location
 	}
+	// The name is the agent's: one that is not a single tool name (a
+	// comma would make tools= list two tools) gets no command to approve.
+	if c, err := caveat.NewTools(tool); err != nil || len(c.List) != 1 {
+		return fmt.Sprintf("approval needed from %s (code %s), but the tool name is not one a discharge can name", who, code)
+	}
 	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
 	var redirect []string
 	if digest != nil {

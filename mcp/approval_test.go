@@ -150,6 +150,14 @@ func TestApprovalText(t *testing.T) {
 	if !strings.HasSuffix(got, "run: tickettool approve --key lead.key tools=post @/etc/fs.ticket") {
 		t.Fatalf("no digest: %s", got)
 	}
+	// The tool name is the agent's: one that tools= would read as two
+	// tools (or not as a tool at all) gets no command.
+	for _, tool := range []string{"post,delete_channel", "post delete", ""} {
+		got = p.approvalText(st, rs, tool, args, digest)
+		if strings.Contains(got, "tickettool approve") || !strings.Contains(got, "not one a discharge can name") {
+			t.Errorf("tool %q: %s", tool, got)
+		}
+	}
 }
 
 // TestPoolDischarges: from a directory holding discharges for several

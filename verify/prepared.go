@@ -16,7 +16,8 @@ import (
 // step 4 needs of the ticket. Its Verify runs the rest for each call —
 // revocation, the policy, every caveat against the request and the time,
 // and a bound ticket's DPoP proof — and decides exactly as [Verify] does
-// with the same ticket, keys and options. A Prepared never changes once
+// with the same ticket, keys and options (Options.NoBlockIDs aside: a
+// Prepared always has the ids, its calls consult revocations). A Prepared never changes once
 // made, and is safe for concurrent use.
 type Prepared struct {
 	ticket *token.Ticket

@@ -16,8 +16,9 @@ import (
 // builds no [token.Ticket], block or caveat value, and fills *d reusing
 // the storage of the decision d held before. In steady state (a caller
 // that keeps d across calls) it allocates nothing for a bearer ticket of
-// up to eight blocks; DPoP proofs, refusals, Total budgets and larger
-// tickets still allocate. The decision is the one Verify makes of
+// up to eight blocks; DPoP proofs, refusals, Total budgets, approval
+// caveats (one approver each) and discharges, and larger tickets still
+// allocate. The decision is the one Verify makes of
 // token.Parse(text).
 //
 // A caller that keeps d's BlockIDs, FamilyID or Budgets beyond the next

@@ -237,6 +237,9 @@ func caveatsJSON(cs []caveat.Caveat) []caveatJSON {
 			v = base64.RawURLEncoding.EncodeToString(c.Bytes)
 		case caveat.Approval:
 			a := c.Approver
+			if a == nil { // no decoded ticket has one without an approver
+				break
+			}
 			v = approverJSON{KeyID: a.KeyID, Key: base64.RawURLEncoding.EncodeToString(a.Key[:]),
 				Nonce: base64.RawURLEncoding.EncodeToString(a.Nonce[:]), Location: a.Location}
 		default:
