@@ -167,7 +167,15 @@ _tickettool_path() {
 }
 
 _tickettool() {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev="" p words files=1 f
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" p words files=1 f i
+	# After "--" come another program's words (mcp -- SERVER ARGS...):
+	# file names only, never tickettool's flags.
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		if [[ ${COMP_WORDS[i]} == -- ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return
+		fi
+	done
 	((COMP_CWORD > 1)) && prev=${COMP_WORDS[COMP_CWORD-1]}
 	p=$(_tickettool_path)
 	if [[ $prev == -* && $prev != *=* ]]; then
@@ -222,6 +230,11 @@ _tickettool_value_flags() {
 _tickettool() {
 	local p="" skip=0 i w f vf files=1
 	local -a cands
+	# After "--" come another program's words: file names only.
+	if ((${words[(I)--]} > 1 && ${words[(I)--]} < CURRENT)); then
+		_files
+		return
+	fi
 	for ((i = 2; i < CURRENT; i++)); do
 		w=${words[i]}
 		if ((skip)); then skip=0; continue; fi
@@ -278,7 +291,9 @@ function __tickettool_path
 		end
 		switch $w
 			case --
-				break
+				# another program's words follow: no path of ours
+				printf '%%s\n' --
+				return
 			case '-*=*'
 				continue
 			case '-*'
@@ -301,6 +316,7 @@ function __tickettool_path
 end
 
 complete -c tickettool -f
+complete -c tickettool -n 'test (__tickettool_path) = --' -F
 `
 
 func writeFish(w io.Writer, m []compEntry) {

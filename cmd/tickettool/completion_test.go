@@ -71,6 +71,9 @@ func TestCompletionBash(t *testing.T) {
 		{"tickettool mint --appr", []string{"--approval", "--approval-location"}},
 		{"tickettool verify --disc", []string{"--discharge"}},
 		{"tickettool mcp --disc", []string{"--discharge-dir"}},
+		// After "--", the server's words: file names, never our flags.
+		{"tickettool mcp --ticket-file t -- server --k", nil},
+		{"tickettool mcp -- --dis", nil},
 	} {
 		got := bashComplete(t, script, tc.line)
 		slices.Sort(got)
@@ -146,6 +149,12 @@ source "$1"; words=(tickettool receipt verify --); CURRENT=4; _tickettool`, "zsh
 		if err != nil || strings.Join(strings.Fields(string(out)), " ") != "--checkpoint --help --json --key" {
 			t.Errorf("zsh: receipt verify -- offers %q (%v)", out, err)
 		}
+		// After "--", the server's words: files only.
+		out, err = exec.Command("zsh", "-f", "-c", `compdef(){}; compadd(){ [[ $1 == -a ]] && print -r -- ${(P)2}; }; _files(){ print FILES; }
+source "$1"; words=(tickettool mcp -- server --d); CURRENT=5; _tickettool`, "zsh", zsh).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "FILES" {
+			t.Errorf("zsh: mcp -- server --d offers %q (%v)", out, err)
+		}
 	}
 	if _, err := exec.LookPath("fish"); err == nil {
 		if out, err := exec.Command("fish", "-n", fish).CombinedOutput(); err != nil {
@@ -155,6 +164,7 @@ source "$1"; words=(tickettool receipt verify --); CURRENT=4; _tickettool`, "zsh
 			"tickettool mi":                "mint",
 			"tickettool receipt verify --": "--checkpoint --help --json --key",
 			"tickettool proof ":            "check make",
+			"tickettool mcp -- --dis":      "",
 		} {
 			cmd := exec.Command("fish", "--no-config", "-c", `source $argv[1]; complete -C$argv[2]`, fish, line)
 			cmd.Dir = t.TempDir()
