@@ -221,20 +221,7 @@ func TestPoolDischarges(t *testing.T) {
 // same call is allowed once, and refused again. Needs verify's step 6a
 // and the guard's discharge budgets (issue #19).
 func TestApprovalFlow(t *testing.T) {
-	var dir string
-	s := start(t, options{version: "2025-11-25", edit: func(c *Config, s *setup) {
-		sk, _ := rootKey(t)
-		cs, err := caveat.ParseAll([]string{"paths=" + s.dir, "tools=write_file,read_file", "until=1h"}, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Ticket, err = token.Mint(sk, append(cs, approvalCaveat(t, approverKey(t), 7, "")), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = realTempDir(t)
-		c.DischargeDir = dir
-	}})
+	s, dir := startApproval(t)
 	args := map[string]any{"path": filepath.Join(s.dir, "post.txt"), "content": "Q3 prices up 3%"}
 	txt, isErr := s.call(t, "write_file", args)
 	if !isErr || !strings.Contains(txt, "approval needed from lead (code ") || !strings.Contains(txt, "--once --args @"+dir) {
@@ -289,4 +276,26 @@ func TestCallArgs(t *testing.T) {
 			t.Errorf("callArgs(%s): %x, want %x", tc.params["arguments"], got, tc.want)
 		}
 	}
+}
+
+// startApproval starts the proxy with a ticket allowing read_file and
+// write_file under the server's directory, with one approval caveat by
+// approverKey, and a discharge directory, which it returns.
+func startApproval(t *testing.T) (*setup, string) {
+	t.Helper()
+	var dir string
+	s := start(t, options{version: "2025-11-25", edit: func(c *Config, s *setup) {
+		sk, _ := rootKey(t)
+		cs, err := caveat.ParseAll([]string{"paths=" + s.dir, "tools=read_file,write_file", "until=1h"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Ticket, err = token.Mint(sk, append(cs, approvalCaveat(t, approverKey(t), 7, "")), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = realTempDir(t)
+		c.DischargeDir = dir
+	}})
+	return s, dir
 }

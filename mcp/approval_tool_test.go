@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
-	"github.com/tickettool/tickettool/token"
 )
 
 // TestApprovalToolBound: the approve command a refusal gives names the
@@ -17,20 +16,7 @@ import (
 // covers a call's content, not its tool). The discharge is made with
 // exactly the caveats the refusal's command names.
 func TestApprovalToolBound(t *testing.T) {
-	var dir string
-	s := start(t, options{version: "2025-11-25", edit: func(c *Config, s *setup) {
-		sk, _ := rootKey(t)
-		cs, err := caveat.ParseAll([]string{"paths=" + s.dir, "tools=read_file,write_file", "until=1h"}, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Ticket, err = token.Mint(sk, append(cs, approvalCaveat(t, approverKey(t), 7, "")), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = realTempDir(t)
-		c.DischargeDir = dir
-	}})
+	s, _ := startApproval(t)
 	args := map[string]any{"path": filepath.Join(s.dir, "x"), "content": "evil"}
 	txt, isErr := s.call(t, "read_file", args)
 	if !isErr {
