@@ -28,7 +28,7 @@ func TestLinePattern(t *testing.T) {
 		{"revoked 60c1c62d:8e33dc25 (x)", "revoked 0123abcd:deadbee1 (x)", nil, true},
 		{"root+56e4782d+AS", "root+0a1b2c3d+AS", nil, true},
 		{"deadbeefcafe", "0123456789ab", nil, false}, // no digit: literal
-		{"ab12", "cd34", nil, false},                 // shorter than 8: literal
+		{"ab12", "cd34", nil, false}, // shorter than 8: literal
 		// times
 		{"at 2026-06-01T10:00:00Z", "at 2031-12-24T23:59:59Z", nil, true},
 		{"at 2026-06-01T10:00:00Z", "at tomorrow", nil, false},
