@@ -39,6 +39,7 @@ type Traits struct {
 // Describe returns the traits of s.
 func Describe(s string) Traits {
 	var t Traits
+	var sc scripts
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
@@ -49,8 +50,8 @@ func Describe(s string) Traits {
 		if r >= 0x80 {
 			t.NonASCII = true
 		}
-		if sc := script(r); sc != "" && !slices.Contains(t.Scripts, sc) {
-			t.Scripts = append(t.Scripts, sc)
+		if name := sc.of(r); name != "" && !slices.Contains(t.Scripts, name) {
+			t.Scripts = append(t.Scripts, name)
 		}
 		switch {
 		case printable.Unassigned(r):
@@ -86,20 +87,31 @@ func (t Traits) Mixed() bool {
 	return true
 }
 
-// script returns the name of r's script, or "" for Common, Inherited and
-// a code point of no script.
-func script(r rune) string {
+// scripts finds the script of each character of a text, trying the last
+// one found first: a text's letters mostly come in runs of one script.
+type scripts struct {
+	last     *unicode.RangeTable
+	lastName string
+}
+
+// of returns the name of r's script, or "" for Common, Inherited and a
+// code point of no script.
+func (sc *scripts) of(r rune) string {
 	if r < 0x80 {
 		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
 			return "Latin"
 		}
 		return ""
 	}
+	if sc.last != nil && unicode.Is(sc.last, r) {
+		return sc.lastName
+	}
 	if unicode.In(r, unicode.Common, unicode.Inherited) {
 		return ""
 	}
 	for name, table := range unicode.Scripts {
 		if unicode.Is(table, r) {
+			sc.last, sc.lastName = table, name
 			return name
 		}
 	}
