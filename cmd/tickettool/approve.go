@@ -46,6 +46,15 @@ as for mint (not until, approval or args: use --until and --args), narrow
 the approval further, e.g. tools=post.
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
 
+Every value shown that came from the ticket or the arguments has each
+character outside printable ASCII written as its code: \uXXXX, or
+\UXXXXXXXX above U+FFFF, a backslash as \\ (in the arguments, JSON's
+own escapes). A note names the values holding such characters, and a
+warning says when one mixes scripts (a Cyrillic a, \u0430, in a Latin name) or
+holds invisible characters (variation selectors, fillers, joiners,
+spaces other than U+0020, format characters) or characters unassigned in
+Unicode 15.0.0: look-alikes cannot pass for what they imitate.
+
 Exit status 1: no approval caveat of the ticket names this key, or the
 answer was not yes.
 
