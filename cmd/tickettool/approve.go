@@ -12,7 +12,7 @@ import (
 
 const approveUsage = `
 usage: tickettool approve --key APPROVER.key [--until DURATION] [--once] [--args JSON|@FILE]
-                          [--yes] [--now TIME] [CAVEAT...] TICKET
+                          [--yes] [--now TIME] [--block N] [CAVEAT...] TICKET
 
 Approves, as the approver whose Ed25519 secret key is in APPROVER.key,
 the approval caveats of TICKET (its text, - for standard input, or @PATH
@@ -45,9 +45,20 @@ arguments, to any tool the ticket allows: add tools=NAME for one tool
 as for mint (not until, approval or args: use --until and --args), narrow
 the approval further, e.g. tools=post.
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
+--block N signs only the approval of block N (inspect lists a ticket's
+approvals): without it, approve signs every approval naming the key.
 
-Exit status 1: no approval caveat of the ticket names this key, or the
-answer was not yes.
+Every value shown that came from the ticket or the arguments has each
+character outside printable ASCII written as its code: \uXXXX, or
+\UXXXXXXXX above U+FFFF, a backslash as \\ (in the arguments, JSON's
+own escapes). A note names the values holding such characters, and a
+warning says when one mixes scripts (a Cyrillic a, \u0430, in a Latin name) or
+holds invisible characters (variation selectors, fillers, joiners,
+spaces other than U+0020, format characters) or characters unassigned in
+Unicode 15.0.0: look-alikes cannot pass for what they imitate.
+
+Exit status 1: no approval caveat of the ticket names this key (or,
+with --block N, none of block N does), or the answer was not yes.
 
 Example:
   tickettool approve --key lead.key --once --args @call.json tools=post @ticket.txt > call.dis
@@ -57,6 +68,7 @@ Example:
 type approveArgs struct {
 	keyPath, until, args, now *string
 	once, yes                 *bool
+	block                     *int // -1: every approval naming the key
 }
 
 func runApprove(e *env, args []string) error {
@@ -68,6 +80,7 @@ func runApprove(e *env, args []string) error {
 		args:    fs.String("args", "", "approve only a call with these arguments: `JSON`, @FILE or -"),
 		yes:     fs.Bool("yes", false, "sign without asking on the terminal"),
 		now:     fs.String("now", "", "approve as of `TIME` (RFC 3339 or unix seconds) instead of now"),
+		block:   blockFlag(fs),
 	}
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -97,6 +110,9 @@ func runApprove(e *env, args []string) error {
 		return err
 	}
 	matched, err := matchApprovals(t, k)
+	if err == nil {
+		matched, err = approvalOfBlock(matched, *a.block, k.ID())
+	}
 	if err != nil {
 		return err
 	}
