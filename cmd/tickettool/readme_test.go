@@ -21,7 +21,8 @@ package main
 //     first on PATH a tickettool built from this tree (this test binary,
 //     which testscript.Main installs under that name). Variables set in
 //     one block are there in the next ("set -a" exports each), and so is a
-//     cd.
+//     cd; a variable used before any example sets it is an error ("set
+//     -u"), so an example cannot lean on one only another file defines.
 //   - A marker on the last non-blank line before a block changes it:
 //     <!-- readme-test: skip (REASON) --> does not run it (every block that
 //     is not console or sh needs one: Go code, JSON, a configuration);
@@ -199,7 +200,7 @@ func (s *readmeSession) bash(t *testing.T, script string, x *example) (string, i
 	if x.needs == "fs-server" {
 		script = npxRE.ReplaceAllLiteralString(script, `node "$TICKETTOOL_E2E_FS_SERVER"`)
 	}
-	wrapped := "set -a\n" + script + "\n__rc=$?\nenv -0 > " + shell.Quote(s.envFile) + "\nexit $__rc\n"
+	wrapped := "set -au\n" + script + "\n__rc=$?\nenv -0 > " + shell.Quote(s.envFile) + "\nexit $__rc\n"
 	ctx, cancel := context.WithTimeout(context.Background(), readmeCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-c", wrapped)
