@@ -21,9 +21,12 @@ const DischargeSuffix = ".dis"
 // callArgs returns a call's arguments as the args digest covers them (the
 // JSON text of params.arguments, "{}" when absent) and their digest, nil
 // when caveat.ArgsDigest refuses them (the request then carries none).
+// A present arguments is its value, null included (spec/CAVEATS.md, "The
+// args digest"): a discharge for --args null allows only a call that sends
+// null, and one for --args '{}' does not allow it.
 func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
 	text := []byte("{}")
-	if raw, ok := present(params, "arguments"); ok {
+	if raw, ok := params["arguments"]; ok && len(raw) > 0 {
 		text = raw
 	}
 	d, err := caveat.ArgsDigest(text)

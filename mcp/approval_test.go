@@ -258,17 +258,19 @@ func mustCalls(t testing.TB, n uint64) caveat.Caveat {
 	return c
 }
 
-// TestCallArgs: the args digest covers params.arguments, and "{}" when
-// they are absent or null; arguments JCS cannot canonicalise give none.
+// TestCallArgs: the args digest covers params.arguments, "{}" when they
+// are absent and the value null when they are null (spec/CAVEATS.md);
+// arguments JCS cannot canonicalise give none.
 func TestCallArgs(t *testing.T) {
 	empty, _ := caveat.ArgsDigest([]byte("{}"))
+	null, _ := caveat.ArgsDigest([]byte("null"))
 	obj, _ := caveat.ArgsDigest([]byte(`{"b":1,"a":"x"}`))
 	for _, tc := range []struct {
 		params map[string]json.RawMessage
 		want   []byte
 	}{
 		{map[string]json.RawMessage{}, empty},
-		{map[string]json.RawMessage{"arguments": json.RawMessage("null")}, empty},
+		{map[string]json.RawMessage{"arguments": json.RawMessage("null")}, null},
 		{map[string]json.RawMessage{"arguments": json.RawMessage(`{"a":"x","b":1.0}`)}, obj},
 		{map[string]json.RawMessage{"arguments": json.RawMessage(`{"n":1e400}`)}, nil},
 	} {

@@ -34,7 +34,7 @@ type pendingCall struct {
 	paths      []string
 	urls       []string
 	spec       ToolArgs
-	args       []byte      // params.arguments, "{}" when absent
+	args       []byte      // params.arguments ("null" too), "{}" when absent
 	digest     []byte      // the args digest of args; nil when it has none
 	known      bool        // the profile knows the tool
 	cancelled  atomic.Bool // the agent cancelled it before it was checked
