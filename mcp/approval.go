@@ -85,8 +85,8 @@ func usable(d *token.Discharge, digest []byte, now time.Time) (int64, bool) {
 // approvalText is what the agent is told for the approvals a refused call
 // needs: who must approve (key id, location, code) and the command they
 // run. With a discharge directory, the call's arguments are written there
-// first, so the command says --args @FILE and its output lands where the
-// proxy reads it.
+// first, so the command says --args @FILE, and --out PATH puts the
+// discharge where the proxy reads it first (dischargeNames).
 func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, args, digest []byte) string {
 	var parts []string
 	seen := map[int]bool{}
@@ -121,24 +121,28 @@ func (p *Proxy) approveLine(a token.UnverifiedApproval, tool string, args, diges
 		return fmt.Sprintf("approval needed from %s (code %s), but the tool name is not one a discharge can name", who, code)
 	}
 	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
-	var redirect []string
 	if digest != nil {
 		argsRef := shell.Quote(string(args))
 		if len(args) > maxInlineArgs {
 			argsRef = "@ARGS.json" // a file holding the call's arguments
 		}
+		var out []string
 		if p.cfg.DischargeDir != "" {
 			name := argsName(code, tool, digest)
 			if path, err := p.writeArgs(name, args); err != nil {
 				p.log.Printf("discharge directory: %v", err)
 			} else {
+				// --out, never a shell redirect: the name is told to the
+				// agent before the person runs the command, and approve
+				// refuses a file or link the agent put there first where
+				// a redirect would write through it.
 				argsRef = shell.Quote("@" + path)
-				redirect = []string{">", shell.Quote(filepath.Join(p.cfg.DischargeDir, name+DischargeSuffix))}
+				out = []string{"--out", shell.Quote(filepath.Join(p.cfg.DischargeDir, p.freeDischargeName(name)))}
 			}
 		}
 		cmd = append(cmd, "--once --args", argsRef)
+		cmd = append(cmd, out...)
 	}
 	cmd = append(cmd, shell.Quote("tools="+tool), p.cfg.ApproveTicket)
-	cmd = append(cmd, redirect...)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
 }

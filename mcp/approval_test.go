@@ -124,9 +124,17 @@ func TestApprovalText(t *testing.T) {
 	}
 	got := p.approvalText(st, rs, "post", args, digest)
 	want := "approval needed from lead at https://chat.example.com/lead (code " + code + "): ask them to check the code and run: " +
-		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " tools=post @/etc/fs.ticket > " + filepath.Join(dir, name+".dis")
+		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " --out " + filepath.Join(dir, name+".dis") + " tools=post @/etc/fs.ticket"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	// A name already taken (a discharge used up, or a link the agent
+	// planted) is not announced again: approve --out would refuse it.
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, name+".dis")); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.approvalText(st, rs, "post", args, digest); !strings.Contains(got, " --out "+filepath.Join(dir, name+"-2.dis")+" ") {
+		t.Fatalf("taken name announced again: %s", got)
 	}
 	fi, err := os.Stat(filepath.Join(dir, name+".json"))
 	if err != nil || fi.Mode().Perm() != 0o600 {

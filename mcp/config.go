@@ -64,7 +64,7 @@ type Config struct {
 	// means DefaultGateTimeout.
 	GateTimeout time.Duration
 	// DischargeDir, when set, is where discharges for the ticket's
-	// approval caveats (issue #19) are dropped (New makes the path
+	// approval caveats are dropped (New makes the path
 	// absolute, for the approve commands it gives): every regular file named
 	// *.dis ([DischargeSuffix]), one discharge text per line. It is read
 	// anew for each call to a ticket with approval caveats, so a
@@ -75,7 +75,9 @@ type Config struct {
 	// refused for an approval first writes its arguments to CODE-HEX.json
 	// there (mode 0600; CODE the approval's code, HEX the first 8 bytes of
 	// the args digest), so that the approve command the agent is given
-	// says --args @FILE and writes the discharge to CODE-HEX.dis.
+	// says --args @FILE and --out DIR/CODE-HEX.dis (CODE-HEX-2.dis and so
+	// on when that exists: approve --out creates the file, never replacing
+	// one nor writing through a link the agent may have planted there).
 	DischargeDir string
 	// ApproveTicket is how the approve command in a refusal names the
 	// ticket, a shell word inserted as is (e.g. "@/home/me/fs.ticket");

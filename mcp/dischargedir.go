@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +112,32 @@ func argsName(code, tool string, digest []byte) string {
 	h.Write([]byte{0})
 	h.Write(digest)
 	return code + "-" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// dischargeNames are the names of the discharge files the guard announces
+// for the refused calls named name (argsName): NAME.dis, then NAME-2.dis
+// to NAME-N.dis (N = maxAnnouncedNames) for when the earlier ones exist
+// (approve --out never replaces a file). The guard reads these first for
+// a call of that name, before the rest of the directory.
+func dischargeNames(name string) []string {
+	out := []string{name + DischargeSuffix}
+	for i := 2; i <= maxAnnouncedNames; i++ {
+		out = append(out, name+"-"+strconv.Itoa(i)+DischargeSuffix)
+	}
+	return out
+}
+
+// freeDischargeName returns the first of dischargeNames(name) that does
+// not exist in the discharge directory (not even as a link), or the first
+// when all exist: approve --out then refuses it, and the person sees why.
+func (p *Proxy) freeDischargeName(name string) string {
+	names := dischargeNames(name)
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(p.cfg.DischargeDir, n)); errors.Is(err, fs.ErrNotExist) {
+			return n
+		}
+	}
+	return names[0]
 }
 
 // writeArgs writes a call's arguments to NAME.json in the discharge

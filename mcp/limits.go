@@ -105,6 +105,12 @@ const (
 	// an approval: past it, the oldest by modification time are removed.
 	maxArgsFiles = 64
 
+	// maxAnnouncedNames bounds the discharge file names the guard may
+	// announce for one refused call (NAME.dis, NAME-2.dis, ...): a new
+	// name when the earlier ones are taken (by a discharge already used,
+	// say), since approve --out never replaces a file.
+	maxAnnouncedNames = 9
+
 	// maxInlineArgs bounds the arguments a refusal quotes in its approve
 	// command (without a discharge directory); longer ones are named
 	// @ARGS.json.

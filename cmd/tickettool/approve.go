@@ -12,7 +12,7 @@ import (
 
 const approveUsage = `
 usage: tickettool approve --key APPROVER.key [--until DURATION] [--once] [--args JSON|@FILE]
-                          [--yes] [--now TIME] [CAVEAT...] TICKET
+                          [--out PATH] [--yes] [--now TIME] [CAVEAT...] TICKET
 
 Approves, as the approver whose Ed25519 secret key is in APPROVER.key,
 the approval caveats of TICKET (its text, - for standard input, or @PATH
@@ -45,18 +45,24 @@ arguments, to any tool the ticket allows: add tools=NAME for one tool
 as for mint (not until, approval or args: use --until and --args), narrow
 the approval further, e.g. tools=post.
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
+--out PATH writes the discharges to PATH (mode 0600) instead of standard
+output: PATH is created, never overwritten, and never written through a
+link, so a file or link already there is refused (exit status 2). Use it,
+not a shell redirect, for a path another program chose or can write to
+(the mcp guard's discharge directory).
 
 Exit status 1: no approval caveat of the ticket names this key, or the
 answer was not yes.
 
 Example:
-  tickettool approve --key lead.key --once --args @call.json tools=post @ticket.txt > call.dis
+  tickettool approve --key lead.key --once --args @call.json --out call.dis tools=post @ticket.txt
 `
 
 // approveArgs are approve's flags.
 type approveArgs struct {
 	keyPath, until, args, now *string
 	once, yes                 *bool
+	out                       *string // --out PATH, or "" for standard output
 }
 
 func runApprove(e *env, args []string) error {
@@ -68,6 +74,7 @@ func runApprove(e *env, args []string) error {
 		args:    fs.String("args", "", "approve only a call with these arguments: `JSON`, @FILE or -"),
 		yes:     fs.Bool("yes", false, "sign without asking on the terminal"),
 		now:     fs.String("now", "", "approve as of `TIME` (RFC 3339 or unix seconds) instead of now"),
+		out:     fs.String("out", "", "write the discharges to `PATH`, created new (mode 0600, no link followed)"),
 	}
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -78,6 +85,9 @@ func runApprove(e *env, args []string) error {
 	}
 	now, err := e.nowFlag(*a.now)
 	if err != nil {
+		return err
+	}
+	if err := checkApproveOut(*a.out); err != nil {
 		return err
 	}
 	life, err := approveLifetime(*a.until)
@@ -106,12 +116,19 @@ func runApprove(e *env, args []string) error {
 			return err
 		}
 	}
+	var out []string
 	for _, m := range matched {
 		dis, err := token.Approve(k, m.Binding, d.caveats, now)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, dis.String())
+		out = append(out, dis.String())
+	}
+	if *a.out != "" {
+		return writeApproveOut(*a.out, out)
+	}
+	for _, dis := range out {
+		fmt.Fprintln(e.stdout, dis)
 	}
 	return nil
 }

@@ -67,7 +67,9 @@ caveats. A call refused for an approval tells the agent who must approve
 (key id, location, code) and the exact 'tickettool approve' command to
 run; with --discharge-dir the guard first writes the call's arguments to
 DIR/CODE-HEX.json (mode 0600), and the command reads them with --args
-@FILE and writes its discharge to DIR/CODE-HEX.dis. The command names
+@FILE and writes its discharge with --out DIR/CODE-HEX.dis (never a
+shell redirect: approve creates the file and refuses one, or a link,
+already there; a name taken gets -2, -3, ... before .dis). The command names
 the ticket as @PATH of --ticket-file, "$TICKETTOOL_TICKET", or TICKET.
 
 ` + policyUsage + `
