@@ -1,12 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/shell"
@@ -34,52 +32,6 @@ func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
 		return text, nil
 	}
 	return text, d
-}
-
-// poolDischarges reads the discharges in dir (the lines of its *.dis
-// regular files, in name order) and picks, for each approval of st, at
-// most one whose binding is the approval's (spec/FORMAT.md §7: a pool is
-// filtered by binding): not expired at now, whose args caveat, if any, is
-// the call's digest, the latest until among them. Unreadable or malformed
-// files are logged and skipped.
-func (p *Proxy) poolDischarges(st *ticketState, digest []byte, now time.Time) []string {
-	pool := p.readPool()
-	var out []string
-	for _, a := range st.approvals {
-		var best *token.Discharge
-		var bestText string
-		var bestUntil int64
-		for text, d := range pool {
-			if d.UnverifiedBinding() != a.Binding {
-				continue
-			}
-			until, ok := usable(d, digest, now)
-			if ok && (best == nil || until > bestUntil || until == bestUntil && text < bestText) {
-				best, bestText, bestUntil = d, text, until
-			}
-		}
-		if best != nil {
-			out = append(out, bestText)
-		}
-	}
-	return out
-}
-
-// usable reports whether d can allow the call now (its until, its args),
-// and its until.
-func usable(d *token.Discharge, digest []byte, now time.Time) (int64, bool) {
-	var until int64
-	for _, c := range d.UnverifiedCaveats() {
-		switch c.Kind {
-		case caveat.Until:
-			until = c.Time
-		case caveat.Args:
-			if !bytes.Equal(c.Bytes, digest) {
-				return 0, false
-			}
-		}
-	}
-	return until, now.Unix() < until
 }
 
 // approvalText is what the agent is told for the approvals a refused call

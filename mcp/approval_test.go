@@ -168,6 +168,13 @@ func TestApprovalText(t *testing.T) {
 	}
 }
 
+// pick returns the discharges a write_file call with the args digest
+// carries.
+func pick(p *Proxy, digest []byte) []string {
+	got, _ := p.poolDischarges(p.state(), &caveat.Request{Tool: "write_file", Op: "invoke", Args: digest}, t0)
+	return got
+}
+
 // TestPoolDischarges: from a directory holding discharges for several
 // things, a call carries at most one per approval, the one that matches
 // its binding, is not expired and names the call's args (if any); files
@@ -194,7 +201,7 @@ func TestPoolDischarges(t *testing.T) {
 	write("junk.dis", "dis1_AAAA\nnot a discharge\n")
 	good := approve(t, tk, untilC(t, 5*time.Minute), argsC(t, args))
 	write("good.txt", good) // not *.dis: never read
-	if got := p.poolDischarges(p.state(), digest, t0); len(got) != 0 {
+	if got := pick(p, digest); len(got) != 0 {
 		t.Fatalf("picked %q", got)
 	}
 	if !strings.Contains(lg.String(), "discharge file junk.dis line 1: skipped") {
@@ -202,23 +209,23 @@ func TestPoolDischarges(t *testing.T) {
 	}
 	// A discharge for the sibling's approval never matches.
 	write("sibling.dis", approve(t, other, untilC(t, 9*time.Minute), argsC(t, args)))
-	if got := p.poolDischarges(p.state(), digest, t0); len(got) != 0 {
+	if got := pick(p, digest); len(got) != 0 {
 		t.Fatalf("picked the sibling's %q", got)
 	}
 	write("good.dis", good)
-	got := p.poolDischarges(p.state(), digest, t0)
+	got := pick(p, digest)
 	if len(got) != 1 || got[0] != good {
 		t.Fatalf("picked %d: %q", len(got), got)
 	}
 	// The latest until wins among usable ones; one without args is usable.
 	later := approve(t, tk, untilC(t, 9*time.Minute))
 	write("later.dis", later)
-	if got := p.poolDischarges(p.state(), digest, t0); len(got) != 1 || got[0] != later {
+	if got := pick(p, digest); len(got) != 1 || got[0] != later {
 		t.Fatalf("picked %q", got)
 	}
 	// The call without a digest cannot use an args discharge.
 	os.Remove(filepath.Join(dir, "later.dis"))
-	if got := p.poolDischarges(p.state(), nil, t0); len(got) != 0 {
+	if got := pick(p, nil); len(got) != 0 {
 		t.Fatalf("picked %q for a call without digest", got)
 	}
 }

@@ -70,8 +70,13 @@ type Config struct {
 	// anew for each call to a ticket with approval caveats, so a
 	// discharge dropped there counts from the next call on, without a
 	// restart; for each approval the call carries at most one discharge
-	// whose binding is the approval's (the usable one, not expired and of
-	// the call's args if it names any, with the latest until). A call
+	// whose binding is the approval's: one that passes its caveats for
+	// the call but for its budgets, from a file the guard announced for
+	// this call first, then the latest until. The announced files are read
+	// first, then the other *.dis files in name order, at most
+	// maxDischargeFiles per call; a regular file all of whose discharges
+	// have expired (with Options.Skew) is removed, and a refusal says how
+	// many files were skipped and why. A call
 	// refused for an approval first writes its arguments to CODE-HEX.json
 	// there (mode 0600; CODE the approval's code, HEX the first 8 bytes of
 	// the args digest), so that the approve command the agent is given

@@ -93,7 +93,8 @@ const maxSafeInteger = 1<<53 - 1
 
 // Limits of the discharge directory (Config.DischargeDir).
 const (
-	// maxDischargeFiles bounds the *.dis files read for one call.
+	// maxDischargeFiles bounds the *.dis files read for one call, those
+	// the guard announced for it first; the rest are counted, not read.
 	maxDischargeFiles = 256
 
 	// maxDischargeFileBytes bounds what is read of one *.dis file: a
