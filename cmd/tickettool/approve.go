@@ -44,12 +44,12 @@ arguments, to any tool the ticket allows: add tools=NAME for one tool
 (approve warns when the discharge allows more than one). CAVEATs, written
 as for mint (not until, approval or args: use --until and --args), narrow
 the approval further, e.g. tools=post.
---now TIME (RFC 3339 or unix seconds) approves as of that time.
 --out PATH writes the discharges to PATH (mode 0600) instead of standard
 output: PATH is created, never overwritten, and never written through a
 link, so a file or link already there is refused (exit status 2). Use it,
 not a shell redirect, for a path another program chose or can write to
 (the mcp guard's discharge directory).
+--now TIME (RFC 3339 or unix seconds) approves as of that time.
 
 Exit status 1: no approval caveat of the ticket names this key, or the
 answer was not yes.
@@ -62,7 +62,6 @@ Example:
 type approveArgs struct {
 	keyPath, until, args, now *string
 	once, yes                 *bool
-	out                       *string // --out PATH, or "" for standard output
 }
 
 func runApprove(e *env, args []string) error {
@@ -74,8 +73,8 @@ func runApprove(e *env, args []string) error {
 		args:    fs.String("args", "", "approve only a call with these arguments: `JSON`, @FILE or -"),
 		yes:     fs.Bool("yes", false, "sign without asking on the terminal"),
 		now:     fs.String("now", "", "approve as of `TIME` (RFC 3339 or unix seconds) instead of now"),
-		out:     fs.String("out", "", "write the discharges to `PATH`, created new (mode 0600, no link followed)"),
 	}
+	out := fs.String("out", "", "write the discharges to `PATH`, created new (mode 0600, no link followed)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -87,7 +86,7 @@ func runApprove(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkApproveOut(*a.out); err != nil {
+	if err := checkApproveOut(*out); err != nil {
 		return err
 	}
 	life, err := approveLifetime(*a.until)
@@ -116,18 +115,18 @@ func runApprove(e *env, args []string) error {
 			return err
 		}
 	}
-	var out []string
+	var signed []string
 	for _, m := range matched {
 		dis, err := token.Approve(k, m.Binding, d.caveats, now)
 		if err != nil {
 			return err
 		}
-		out = append(out, dis.String())
+		signed = append(signed, dis.String())
 	}
-	if *a.out != "" {
-		return writeApproveOut(*a.out, out)
+	if *out != "" {
+		return writeApproveOut(*out, signed)
 	}
-	for _, dis := range out {
+	for _, dis := range signed {
 		fmt.Fprintln(e.stdout, dis)
 	}
 	return nil
