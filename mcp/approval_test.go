@@ -233,8 +233,8 @@ func TestPoolDischarges(t *testing.T) {
 // TestApprovalFlow: through the proxy, a write_file to a ticket with an
 // approval is refused, telling the agent the approve command; once the
 // discharge that command makes is in the directory (no restart), the
-// same call is allowed once, and refused again. Needs verify's step 6a
-// and the guard's discharge budgets (issue #19).
+// same call is allowed once, and refused again (the guard's discharge
+// budgets).
 func TestApprovalFlow(t *testing.T) {
 	s, dir := startApproval(t)
 	args := map[string]any{"path": filepath.Join(s.dir, "post.txt"), "content": "Q3 prices up 3%"}
