@@ -34,7 +34,7 @@ type pendingCall struct {
 	paths      []string
 	urls       []string
 	spec       ToolArgs
-	args       []byte      // params.arguments, "{}" when absent
+	args       []byte      // params.arguments ("null" too), "{}" when absent
 	digest     []byte      // the args digest of args; nil when it has none
 	known      bool        // the profile knows the tool
 	cancelled  atomic.Bool // the agent cancelled it before it was checked
@@ -137,8 +137,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	if len(req.Paths) == 0 {
 		req.Paths = nil
 	}
+	var skipped skipCounts
 	if len(st.approvals) > 0 && p.cfg.DischargeDir != "" {
-		req.Discharges = p.poolDischarges(st, c.digest, now)
+		req.Discharges, skipped = p.poolDischarges(st, req, now)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
 	defer cancel()
@@ -154,6 +155,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	text := RefusalPrefix + refusalText(d.Refusals)
 	if ask := p.approvalText(st, d.Refusals, req.Tool, c.args, c.digest); ask != "" {
 		text += "; " + string(escapeControls(nil, []byte(ask)))
+	}
+	if note := skipped.String(); note != "" {
+		text += "; " + note
 	}
 	p.log.Printf("tools/call %q: %s", c.name, text)
 	return verdict{answer: refusalResponse(c.m.id, text, c.modernForm)}

@@ -40,8 +40,8 @@
 //     and charged again. A tools/call without an id is dropped; a
 //     task-augmented one, and one with a relative path under a profile with
 //     AbsolutePaths, get an invalid-params error.
-//   - Approvals (issue #19): every tools/call carries Request.Args, the
-//     args digest of params.arguments ("{}" when absent or null; none when
+//   - Approvals: every tools/call carries Request.Args, the args digest
+//     of params.arguments ("{}" when absent, null when null; none when
 //     caveat.ArgsDigest refuses them). For a ticket with approval caveats,
 //     Config.DischargeDir is read anew on each call and the call carries,
 //     per approval, at most one discharge whose binding is the approval's

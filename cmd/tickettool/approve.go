@@ -12,7 +12,7 @@ import (
 
 const approveUsage = `
 usage: tickettool approve --key APPROVER.key [--until DURATION] [--once] [--args JSON|@FILE]
-                          [--yes] [--now TIME] [--block N] [CAVEAT...] TICKET
+                          [--out PATH] [--yes] [--now TIME] [--block N] [CAVEAT...] TICKET
 
 Approves, as the approver whose Ed25519 secret key is in APPROVER.key,
 the approval caveats of TICKET (its text, - for standard input, or @PATH
@@ -44,6 +44,11 @@ arguments, to any tool the ticket allows: add tools=NAME for one tool
 (approve warns when the discharge allows more than one). CAVEATs, written
 as for mint (not until, approval or args: use --until and --args), narrow
 the approval further, e.g. tools=post.
+--out PATH writes the discharges to PATH (mode 0600) instead of standard
+output: PATH is created, never overwritten, and never written through a
+link, so a file or link already there is refused (exit status 2). Use it,
+not a shell redirect, for a path another program chose or can write to
+(the mcp guard's discharge directory).
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
 --block N signs only the approval of block N (inspect lists a ticket's
 approvals): without it, approve signs every approval naming the key.
@@ -61,7 +66,7 @@ Exit status 1: no approval caveat of the ticket names this key (or,
 with --block N, none of block N does), or the answer was not yes.
 
 Example:
-  tickettool approve --key lead.key --once --args @call.json tools=post @ticket.txt > call.dis
+  tickettool approve --key lead.key --once --args @call.json --out call.dis tools=post @ticket.txt
 `
 
 // approveArgs are approve's flags.
@@ -82,6 +87,7 @@ func runApprove(e *env, args []string) error {
 		now:     fs.String("now", "", "approve as of `TIME` (RFC 3339 or unix seconds) instead of now"),
 		block:   blockFlag(fs),
 	}
+	out := fs.String("out", "", "write the discharges to `PATH`, created new (mode 0600, no link followed)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -91,6 +97,9 @@ func runApprove(e *env, args []string) error {
 	}
 	now, err := e.nowFlag(*a.now)
 	if err != nil {
+		return err
+	}
+	if err := checkApproveOut(*out); err != nil {
 		return err
 	}
 	life, err := approveLifetime(*a.until)
@@ -122,12 +131,19 @@ func runApprove(e *env, args []string) error {
 			return err
 		}
 	}
+	var signed []string
 	for _, m := range matched {
 		dis, err := token.Approve(k, m.Binding, d.caveats, now)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, dis.String())
+		signed = append(signed, dis.String())
+	}
+	if *out != "" {
+		return writeApproveOut(*out, signed)
+	}
+	for _, dis := range signed {
+		fmt.Fprintln(e.stdout, dis)
 	}
 	return nil
 }
