@@ -3,12 +3,14 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/jcs"
 	"github.com/tickettool/tickettool/internal/shell"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -31,6 +33,15 @@ func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
 		return text, nil
 	}
 	return text, d
+}
+
+// foldCollision reports whether the args digest refuses args for two
+// member names of one object, at any depth, equal under case folding
+// (spec/CAVEATS.md, "The args digest"). It reads args again, and only
+// for a call the digest refused.
+func foldCollision(args []byte) bool {
+	_, err := jcs.Canonical(args)
+	return errors.Is(err, jcs.ErrFoldCollision)
 }
 
 // poolDischarges reads the discharges in dir (the lines of its *.dis
