@@ -40,7 +40,7 @@ func TestFoldTable(t *testing.T) {
 		}
 		for _, f := range o[1:] {
 			a, b := "x"+string(r), "x"+string(f)
-			if !strings.EqualFold(a, b) || FoldName(a) != FoldName(b) || compareFold(a, b) != 0 {
+			if !strings.EqualFold(a, b) || FoldName(a) != FoldName(b) || !equalFold(a, b) {
 				t.Fatalf("U+%04X and U+%04X: EqualFold %v, FoldName %q %q", r, f, strings.EqualFold(a, b), FoldName(a), FoldName(b))
 			}
 			pairs++
@@ -153,7 +153,10 @@ func TestFoldPinned(t *testing.T) {
 		{"", "", true},
 	} {
 		got := FoldName(tc.a) == FoldName(tc.b)
-		if got != tc.want || (compareFold(tc.a, tc.b) == 0) != tc.want {
+		_, err := Canonical([]byte(`{"` + tc.a + `":1,"` + tc.b + `":2}`))
+		pad := `"0":0,"1":0,"2":0,"3":0,"4":0,"5":0,"6":0,"7":0,`
+		_, errLarge := Canonical([]byte(`{` + pad + `"` + tc.a + `":1,"` + tc.b + `":2}`))
+		if got != tc.want || equalFold(tc.a, tc.b) != tc.want || errors.Is(err, ErrFoldCollision) != tc.want || errors.Is(errLarge, ErrFoldCollision) != tc.want {
 			t.Errorf("%+q, %+q: collide = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
@@ -181,6 +184,9 @@ func TestFoldCollision(t *testing.T) {
 		{`{"\u00df":1,"ss":2,"\u0131":3,"i":4,"\u0130":5}`, -1},
 		{`{"secret":1,"SECRET":2}`, 22},
 		{`{"a":1,"a":2}`, 12}, // identical names are equal under folding too
+		// More members than pairwise: names sorted folded.
+		{`{"a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"h":0,"lin\u212a":0,"link":0}`, 71},
+		{`{"a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"h":0,"\u00df":0,"ss":0,"i":0,"\u0131":0}`, -1},
 	} {
 		_, err := Canonical([]byte(tc.in))
 		if tc.off < 0 {

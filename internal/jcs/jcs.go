@@ -72,9 +72,10 @@ type parser struct {
 	off   int
 	out   []byte
 	err   *Error
-	noted *Error // the first problem reading went on past
-	tmp   []byte // scratch for reordering members
-	idx   []int  // scratch for comparing names under case folding
+	noted *Error   // the first problem reading went on past
+	tmp   []byte   // scratch for reordering members
+	keys  []byte   // scratch: member names folded (foldCollision)
+	spans [][2]int // scratch: where each folded name lies in keys
 }
 
 func (p *parser) fail(reason string) {
@@ -243,8 +244,7 @@ func (p *parser) object(depth int) {
 			return
 		}
 	}
-	var fold bool
-	if fold, p.idx = foldCollision(ms, p.idx); fold {
+	if p.foldCollision(ms) {
 		p.off = closing
 		p.fail("member names equal under case folding")
 		p.err.fold = true

@@ -201,6 +201,9 @@ func TestPropFoldCollision(t *testing.T) {
 			t.Skip("the same spelling")
 		}
 		obj := map[string]any{a: genValue(t, 2)}
+		for n := rapid.IntRange(0, 10).Draw(t, "others"); n > 0; n-- {
+			obj[genName(t, obj)] = 0.0
+		}
 		var inner bytes.Buffer
 		render(t, &inner, obj)
 		var v bytes.Buffer
