@@ -76,10 +76,11 @@ const errArgsNames = "params.arguments must be a JSON object in which no object,
 	"has two member names equal under case folding"
 
 // parseCall reads a tools/call without deciding it: a call that is
-// malformed (wrong types, a duplicate or look-alike member name, at any
-// depth of the arguments, a relative path the server would resolve where
-// the guard cannot see) gets a JSON-RPC invalid-params answer and no
-// receipt, since it is not a decision on the ticket.
+// malformed (wrong types, a duplicate or look-alike member name, two names
+// equal under case folding at any depth of the arguments, a relative path
+// the server would resolve where the guard cannot see) gets a JSON-RPC
+// invalid-params answer and no receipt, since it is not a decision on the
+// ticket.
 func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*pendingCall, []byte) {
 	if params == nil || !utf8.Valid(m.fields["params"]) {
 		return nil, p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
