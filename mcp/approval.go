@@ -2,11 +2,13 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/jcs"
 	"github.com/tickettool/tickettool/internal/shell"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -32,6 +34,15 @@ func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
 		return text, nil
 	}
 	return text, d
+}
+
+// foldCollision reports whether the args digest refuses args for two
+// member names of one object, at any depth, equal under case folding
+// (spec/CAVEATS.md, "The args digest"). It reads args again, and only
+// for a call the digest refused.
+func foldCollision(args []byte) bool {
+	_, err := jcs.Canonical(args)
+	return errors.Is(err, jcs.ErrFoldCollision)
 }
 
 // approvalText is what the agent is told for the approvals a refused call

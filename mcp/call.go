@@ -69,11 +69,18 @@ func agentParams(m *message) (map[string]json.RawMessage, error) {
 	return params, nil
 }
 
+// errArgsNames is the answer to a call whose arguments are not an object,
+// or hold, in an object at any depth, two member names equal under case
+// folding: the server may read either member as the other.
+const errArgsNames = "params.arguments must be a JSON object in which no object, at any depth, " +
+	"has two member names equal under case folding"
+
 // parseCall reads a tools/call without deciding it: a call that is
-// malformed (wrong types, a duplicate or look-alike member name, a relative
-// path the server would resolve where the guard cannot see) gets a
-// JSON-RPC invalid-params answer and no receipt, since it is not a
-// decision on the ticket.
+// malformed (wrong types, a duplicate or look-alike member name, two names
+// equal under case folding at any depth of the arguments, a relative path
+// the server would resolve where the guard cannot see) gets a JSON-RPC
+// invalid-params answer and no receipt, since it is not a decision on the
+// ticket.
 func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*pendingCall, []byte) {
 	if params == nil || !utf8.Valid(m.fields["params"]) {
 		return nil, p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
@@ -90,10 +97,13 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 	if raw, ok := present(params, "arguments"); ok {
 		var err error
 		if args, err = strictObject(raw); err != nil {
-			return nil, p.malformed(m, "params.arguments must be a JSON object without duplicate names")
+			return nil, p.malformed(m, errArgsNames)
 		}
 	}
 	c.args, c.digest = callArgs(params)
+	if c.digest == nil && foldCollision(c.args) {
+		return nil, p.malformed(m, errArgsNames)
+	}
 	c.spec, c.known = p.cfg.Profile.Tools[c.name]
 	var err error
 	if c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args); err != nil {

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/jcs"
 )
 
 // JSON-RPC error codes the proxy answers with.
@@ -48,9 +48,9 @@ var (
 
 // parseMessage parses one line. With strict set (messages from the agent)
 // the object must not hold two member names that are equal under Unicode
-// case folding: a server decoding case-insensitively (Go's encoding/json)
-// or keeping the first of duplicates would otherwise act on a member the
-// proxy did not look at.
+// case folding (jcs.FoldName, the rule of the args digest): a server
+// decoding case-insensitively (Go's encoding/json) or keeping the first of
+// duplicates would otherwise act on a member the proxy did not look at.
 func parseMessage(line []byte, strict bool) (*message, error) {
 	var fields map[string]json.RawMessage
 	var err error
@@ -102,7 +102,7 @@ func strictObject(data []byte) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		name, _ := tok.(string)
-		f := foldKey(name)
+		f := jcs.FoldName(name)
 		if _, dup := folded[f]; dup {
 			return nil, errDupKey
 		}
@@ -120,31 +120,6 @@ func strictObject(data []byte) (map[string]json.RawMessage, error) {
 		return nil, errors.New("mcp: data after the JSON object")
 	}
 	return fields, nil
-}
-
-// foldKey maps every rune of s to the smallest rune of its Unicode simple
-// case folding orbit, so two names are equal under case folding exactly
-// when their fold keys are equal.
-func foldKey(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii { // the smallest rune of an ASCII letter's orbit is its upper case
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
 }
 
 // keyOf normalises a JSON-RPC id. It reports false for anything but a
