@@ -161,6 +161,11 @@ func newConnector(path string, o Options) (driver.Connector, error) {
 	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", sync)
+	// The connections persist the write-ahead log (persistWAL): the
+	// last to close truncates it to nothing after its checkpoint, so the
+	// next open does not read old frames again and the log never grows
+	// without bound.
+	q.Set("_pragma", "journal_size_limit("+strconv.Itoa(walSizeLimit)+")")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {

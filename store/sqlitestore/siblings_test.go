@@ -213,10 +213,11 @@ func admitOnce(t *testing.T, st *Store) {
 
 // The store's connections never remove the write-ahead log, its index or
 // the rollback journal: a name Open claimed stays claimed, not left for
-// another user to create between two opens.
+// another user to create between two opens. The last to close empties
+// the write-ahead log, so that it does not grow from open to open.
 func TestSiblingsPersist(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
-	for range 2 {
+	for range 3 {
 		st, err := Open(bg, path, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -226,8 +227,12 @@ func TestSiblingsPersist(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range siblings {
-			if _, err := os.Lstat(path + s); err != nil {
-				t.Errorf("after close: %v", err)
+			fi, err := os.Lstat(path + s)
+			if err != nil {
+				t.Fatalf("after close: %v", err)
+			}
+			if s == "-wal" && fi.Size() != 0 {
+				t.Errorf("after close, the write-ahead log holds %d bytes", fi.Size())
 			}
 		}
 	}
