@@ -83,29 +83,35 @@ func (p *Proxy) approveLine(a token.UnverifiedApproval, tool string, args, diges
 	if c, err := caveat.NewTools(tool); err != nil || len(c.List) != 1 {
 		return fmt.Sprintf("approval needed from %s (code %s), but the tool name is not one a discharge can name", who, code)
 	}
-	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
-	if digest != nil {
-		argsRef := shell.Quote(string(args))
-		if len(args) > maxInlineArgs {
-			argsRef = "@ARGS.json" // a file holding the call's arguments
-		}
-		var out []string
-		if p.cfg.DischargeDir != "" {
-			name := argsName(code, tool, digest)
-			if path, err := p.writeArgs(name, args); err != nil {
-				p.log.Printf("discharge directory: %v", err)
-			} else {
-				// --out, never a shell redirect: the name is told to the
-				// agent before the person runs the command, and approve
-				// refuses a file or link the agent put there first where
-				// a redirect would write through it.
-				argsRef = shell.Quote("@" + path)
-				out = []string{"--out", shell.Quote(filepath.Join(p.cfg.DischargeDir, p.freeDischargeName(name)))}
-			}
-		}
-		cmd = append(cmd, "--once --args", argsRef)
-		cmd = append(cmd, out...)
+	// Arguments without a digest (a number the digest cannot keep exact,
+	// names equal under case folding, too deep) cannot be pinned: a
+	// command without --args would approve any arguments for the tool,
+	// and the agent chose the arguments, so it gets no command.
+	if digest == nil {
+		return fmt.Sprintf("approval needed from %s (code %s), but the call's arguments have no args digest "+
+			"(spec/CAVEATS.md), so no approval can be limited to them: send arguments that have one", who, code)
 	}
+	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
+	argsRef := shell.Quote(string(args))
+	if len(args) > maxInlineArgs {
+		argsRef = "@ARGS.json" // a file holding the call's arguments
+	}
+	var out []string
+	if p.cfg.DischargeDir != "" {
+		name := argsName(code, tool, digest)
+		if path, err := p.writeArgs(name, args); err != nil {
+			p.log.Printf("discharge directory: %v", err)
+		} else {
+			// --out, never a shell redirect: the name is told to the
+			// agent before the person runs the command, and approve
+			// refuses a file or link the agent put there first where
+			// a redirect would write through it.
+			argsRef = shell.Quote("@" + path)
+			out = []string{"--out", shell.Quote(filepath.Join(p.cfg.DischargeDir, p.freeDischargeName(name)))}
+		}
+	}
+	cmd = append(cmd, "--once --args", argsRef)
+	cmd = append(cmd, out...)
 	cmd = append(cmd, shell.Quote("tools="+tool), p.cfg.ApproveTicket)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
 }

@@ -148,14 +148,15 @@ func TestApprovalText(t *testing.T) {
 		t.Fatalf("no approval refusal, yet %q", got)
 	}
 	// Without a directory the arguments are quoted inline; arguments
-	// without a digest give a command without --args.
+	// without a digest give no command: one without --args would approve
+	// any arguments the agent sends.
 	p.cfg.DischargeDir = ""
 	got = p.approvalText(st, rs, "post", args, digest)
 	if !strings.HasSuffix(got, `run: tickettool approve --key lead.key --once --args '{"path":"/srv/post.txt","content":"it'\''s Q3"}' tools=post @/etc/fs.ticket`) {
 		t.Fatalf("inline: %s", got)
 	}
 	got = p.approvalText(st, rs, "post", args, nil)
-	if !strings.HasSuffix(got, "run: tickettool approve --key lead.key tools=post @/etc/fs.ticket") {
+	if strings.Contains(got, "tickettool approve") || !strings.Contains(got, "(code "+code+"), but the call's arguments have no args digest") {
 		t.Fatalf("no digest: %s", got)
 	}
 	// The tool name is the agent's: one that tools= would read as two
