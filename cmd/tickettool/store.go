@@ -185,7 +185,7 @@ func storeFailed(name string, err error, hint string) error {
 	var locked *sqlitestore.LockedError
 	switch {
 	case errors.As(err, &locked):
-		return fail(exitRefused, fmt.Errorf("store %s: no answer within %v: %w", name, storeWait, err),
+		return fail(exitRefused, fmt.Errorf("store %s: %w", name, err),
 			"another process kept the store file locked (a stuck or stopped tickettool?); the call was refused: try again, or find that process")
 	case timedOut(err):
 		return fail(exitRefused, fmt.Errorf("store %s: no answer within %v: %w", name, storeWait, err),
