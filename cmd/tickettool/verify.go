@@ -65,9 +65,8 @@ verify); budgets, an array of {block, kind, key, limit} for every calls or
 total caveat (limit a number for calls, an amount such as "5USD" for
 total; key the hex id of the block that set it); hints, an array of
 strings. A store that cannot be opened, or does not answer within 30
-seconds, refuses too: under --json the object says so (decision refused,
-or invalid, with one refusal whose check is store) and the error still
-goes to standard error.
+seconds, refuses too: under --json that is an outcome like any other
+(decision refused, or invalid, with one refusal whose check is store).
 
 ` + policyUsage + `
 ` + storeUsage + `
@@ -127,11 +126,11 @@ func runVerify(e *env, args []string) error {
 	return decideCall(ctx, e, a, t, vk, guard.Config{Keys: keys, Options: opts, Store: st}, name, now)
 }
 
-// storeRefusal returns err, the failure to open the store, after printing
-// it under --json as the refusal it is (decision refused, or invalid
-// without request flags; one refusal with check "store"), so that a
-// program reading the JSON gets a decision. The error and its hints still
-// go to standard error.
+// storeRefusal returns err, the failure to open the store; under --json
+// it prints it instead as the refusal it is (decision refused, or invalid
+// without request flags; one refusal with check "store", the error's
+// hints in hints), so that a program reading the JSON gets a decision,
+// and like every outcome under --json nothing on standard error.
 func storeRefusal(e *env, a *verifyArgs, err error) error {
 	code, hints := classify(err)
 	if !*a.asJSON || code != exitRefused {
@@ -145,7 +144,7 @@ func storeRefusal(e *env, a *verifyArgs, err error) error {
 	if werr := writeJSON(e.stdout, newDecisionJSON(&d, outcome, hints)); werr != nil {
 		return werr
 	}
-	return err
+	return decidedErr(outcome)
 }
 
 // decideCall checks the call the flags describe through a Guard over cfg
