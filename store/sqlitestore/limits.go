@@ -12,6 +12,10 @@ const (
 	// reads; [Open] refuses a file of any other version.
 	SchemaVersion = 1
 
+	// setUpRetry is how long Open waits before it tries again to set up
+	// a file SQLite reported busy without waiting.
+	setUpRetry = 5 * time.Millisecond
+
 	// fileMode is the mode of a store file Open creates: only its owner
 	// reads or writes budgets and revocations.
 	fileMode = 0o600
