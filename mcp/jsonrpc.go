@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/argsubject"
 )
 
 // JSON-RPC error codes the proxy answers with.
@@ -122,30 +122,9 @@ func strictObject(data []byte) (map[string]json.RawMessage, error) {
 	return fields, nil
 }
 
-// foldKey maps every rune of s to the smallest rune of its Unicode simple
-// case folding orbit, so two names are equal under case folding exactly
-// when their fold keys are equal.
-func foldKey(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii { // the smallest rune of an ASCII letter's orbit is its upper case
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
-}
+// foldKey is [argsubject.FoldKey]: two names are equal under Unicode
+// simple case folding exactly when their fold keys are equal.
+func foldKey(s string) string { return argsubject.FoldKey(s) }
 
 // keyOf normalises a JSON-RPC id. It reports false for anything but a
 // string or a number (or a number whose exponent is out of range).
