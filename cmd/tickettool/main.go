@@ -97,6 +97,7 @@ func commands() []command {
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify, nil},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},
 		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP, nil},
+		{"hook", "decide a coding agent's tool call from its pre-tool hook (hook config, hook delegate)", runHook, []string{"config", "delegate"}},
 		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},
 		{"spent", "show what each budget of a ticket has spent in a store", runSpent, nil},
 		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt,
@@ -166,6 +167,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func report(stderr io.Writer, err error) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
+	}
+	if he := (*hookExit)(nil); errors.As(err, &he) {
+		return he.code // the hook wrote its answer, in the harness's form
 	}
 	code, hints := classify(err)
 	if !errors.Is(err, errOnStdout) {

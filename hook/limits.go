@@ -1,0 +1,29 @@
+package hook
+
+import "time"
+
+// Limits. All numeric policy of the package lives here.
+const (
+	// MaxEventBytes bounds the event read from standard input: a Codex
+	// apply_patch event carries the whole patch text.
+	MaxEventBytes = 16 << 20
+
+	// StoreTimeout bounds the hook's work with its store (opening it and
+	// admitting the call), well inside the shortest harness timeout
+	// (Copilot's 30 s default): a store that does not answer in time
+	// refuses the call.
+	StoreTimeout = 8 * time.Second
+
+	// maxReasonBytes bounds the one-line reason of a refusal.
+	maxReasonBytes = 2048
+
+	// maxURLsInPrompt bounds the URLs taken from a Gemini web_fetch prompt
+	// (the tool itself fetches at most 20).
+	maxURLsInPrompt = 64
+
+	// maxPatchPaths bounds the file paths of one apply_patch.
+	maxPatchPaths = 1024
+)
+
+// maxTicketFileBytes bounds a ticket file.
+const maxTicketFileBytes = 1 << 20
