@@ -87,7 +87,7 @@ var table = map[Harness]map[string]builtin{
 		"Bash": shell, "apply_patch": {kind: kindPatch},
 	},
 	Gemini: {
-		"read_file": {kind: kindRead, fields: []string{"file_path", "absolute_path"}},
+		"read_file":      {kind: kindRead, fields: []string{"file_path", "absolute_path"}},
 		"list_directory": gemDir, "glob": gemDir, "grep_search": gemDir, "search_file_content": gemDir,
 		"write_file": write, "replace": write,
 		"run_shell_command": shell,
@@ -105,8 +105,8 @@ var table = map[Harness]map[string]builtin{
 		"bash": shell, "powershell": shell,
 		"web_fetch": fetchURL, "task": agent,
 		// VS Code's agent, which Copilot's Claude-compatible form serves.
-		"read_file": {kind: kindRead, fields: []string{"filePath"}},
-		"editFiles": {kind: kindWrite, lists: []string{"files"}},
+		"read_file":       {kind: kindRead, fields: []string{"filePath"}},
+		"editFiles":       {kind: kindWrite, lists: []string{"files"}},
 		"run_in_terminal": shell,
 	},
 }
