@@ -24,15 +24,14 @@ type Config struct {
 	// receipt of every decision it makes.
 	Guard   *guard.Guard
 	Tickets Tickets
-	// Receipts is the guard's receipt log (or nil): refusals the hook
+	// Receipts is the guard's receipt log (Guard's Config.Receipts, or
+	// nil): refusals the hook
 	// makes before the guard (a tool it does not know, a write to its own
 	// files) and post-tool events are recorded there too.
 	Receipts *chain.Log
-	// Protected are the files no call may write (see Protected); the
-	// harness configuration directories of the event's cwd and Home are
-	// added to them.
+	// Protected are the files no call may write (see Protected); every
+	// harness's hook configuration directories are protected as well.
 	Protected []Protected
-	Home      string
 	// Audience is the verifier's own name, for aud caveats.
 	Audience string
 	Now      func() time.Time
@@ -91,8 +90,7 @@ func (cfg *Config) decidePre(ctx context.Context, ev *Event) Answer {
 	if terr == nil {
 		t = ch.ticket
 	}
-	prot := append(cfg.Protected[:len(cfg.Protected):len(cfg.Protected)], ConfigDirs(ev.Cwd, cfg.Home)...)
-	if p := protectedHit(subjects, prot, c.writes); p != nil {
+	if p := protectedHit(subjects, cfg.Protected, c.writes); p != nil {
 		what := "write to"
 		if !c.writes {
 			what = "read"

@@ -19,36 +19,39 @@ type Protected struct {
 	Secret bool // reads are refused as well as writes
 }
 
-// configDirs are the directories, in a project and in the home
-// directory, where harnesses read hook configuration (Claude Code's
-// settings and subagent definitions, Codex's hooks.json and config.toml,
-// Gemini's settings, Cursor's hooks.json, Copilot's hook files). Every
-// harness's are protected under every harness: VS Code reads Claude Code's
-// settings, and an agent of one harness can edit another's.
-var configDirs = []string{".claude", ".codex", ".gemini", ".cursor", ".copilot", ".github/hooks", ".vscode"}
+// configNames are the directories where harnesses read hook
+// configuration (Claude Code's settings and subagent definitions, Codex's
+// hooks.json and config.toml, Gemini's settings, Cursor's hooks.json,
+// Copilot's and VS Code's hook files), in a project or in the home
+// directory. A write to any path with such a directory in it is refused,
+// wherever it lies: the harness's idea of the project root can be any
+// directory above the cwd, and every harness's are protected under every
+// harness, since VS Code reads Claude Code's settings and an agent of one
+// harness can edit another's.
+var configNames = [][]string{{".claude"}, {".codex"}, {".gemini"}, {".cursor"}, {".copilot"}, {".vscode"}, {".github", "hooks"}}
 
-// ConfigDirs returns the hook configuration directories for an event in
-// cwd: those of cwd and of every directory above it (a project's root may
-// be any of them), and those of home.
-func ConfigDirs(cwd, home string) []Protected {
-	var out []Protected
-	add := func(base string) {
-		for _, d := range configDirs {
-			out = append(out, Protected{Path: filepath.Join(base, d), Dir: true})
+// configHit returns the hook configuration directory a path (absolute)
+// runs through, or "".
+func configHit(path string) string {
+	segs := strings.Split(fold(path), "/")
+	for i := range segs {
+		for _, n := range configNames {
+			if i+len(n) > len(segs) {
+				continue
+			}
+			match := true
+			for k, s := range n {
+				if segs[i+k] != fold(s) {
+					match = false
+					break
+				}
+			}
+			if match {
+				return strings.Join(strings.Split(filepath.Clean(path), "/")[:i+len(n)], "/")
+			}
 		}
 	}
-	for d := cwd; d != "" && strings.HasPrefix(d, "/"); {
-		add(d)
-		up := filepath.Dir(d)
-		if up == d {
-			break
-		}
-		d = up
-	}
-	if home != "" && filepath.IsAbs(home) {
-		add(home)
-	}
-	return out
+	return ""
 }
 
 // protectedHit returns the protected entry one of paths (absolute, as
@@ -56,6 +59,13 @@ func ConfigDirs(cwd, home string) []Protected {
 // NFC and case folding, as a case-insensitive filesystem would, and a
 // file's sidecars (store.db-wal, log.lock) count as the file.
 func protectedHit(paths []string, prot []Protected, writes bool) *Protected {
+	if writes {
+		for _, path := range paths {
+			if dir := configHit(path); dir != "" {
+				return &Protected{Path: dir, Dir: true}
+			}
+		}
+	}
 	for i := range prot {
 		p := &prot[i]
 		if !writes && !p.Secret {

@@ -171,8 +171,7 @@ func hookConfig(h hook.Harness, src *hook.Tickets, keyPath, receipts, receiptKey
 		closeAll()
 		return nil, nil, err
 	}
-	home, _ := os.UserHomeDir()
-	cfg := &hook.Config{Harness: h, Guard: g, Tickets: *src, Receipts: log, Home: home, Audience: pol.aud,
+	cfg := &hook.Config{Harness: h, Guard: g, Tickets: *src, Receipts: log, Audience: pol.aud,
 		Protected: protectedFiles(src, keyPath, location, receipts, receiptKey)}
 	return cfg, closeAll, nil
 }
