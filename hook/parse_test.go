@@ -25,12 +25,12 @@ func TestHarnessRoundTrip(t *testing.T) {
 // bidirectional override, and never grows past its bound.
 func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain":                 "plain",
-		"a\nb\rc":               `a\nb\rc`,
-		"\x1b[31mred":           `\x1b[31mred`,
-		"evil\u202etxt.exe":     `evil\u202etxt.exe`,
-		"line\u2028sep":         `line\u2028sep`,
-		"bad \xff byte":         `bad \xff byte`,
+		"plain":                  "plain",
+		"a\nb\rc":                `a\nb\rc`,
+		"\x1b[31mred":            `\x1b[31mred`,
+		"evil\u202etxt.exe":      `evil\u202etxt.exe`,
+		"line\u2028sep":          `line\u2028sep`,
+		"bad \xff byte":          `bad \xff byte`,
 		"café \uFFFD kept as is": "café \uFFFD kept as is",
 	} {
 		if got := OneLine(in); got != want {

@@ -7,11 +7,9 @@ import (
 	"github.com/tickettool/tickettool/internal/pathcheck"
 )
 
-// errAmbiguous is matched by the error of a path with a component that
-// matches several entries of its directory by Unicode NFC form.
-var errAmbiguous = pathcheck.ErrAmbiguous
-
-// ambiguousError is pathcheck's error under this package's prefix.
+// ambiguousError is pathcheck's error for a path with a component that
+// matches several entries of its directory by Unicode NFC form, under this
+// package's prefix; it matches pathcheck.ErrAmbiguous.
 type ambiguousError struct{ err *pathcheck.AmbiguousError }
 
 func (e *ambiguousError) Error() string {
