@@ -281,3 +281,30 @@ func readRecords(t *testing.T, path string) []chain.Record {
 	}
 	return out
 }
+
+// TestFetchHosts: a fetch gives its URL's host to hosts caveats, in every
+// harness's form; a fetch that names no URL is refused.
+func TestFetchHosts(t *testing.T) {
+	e := newEnv(t, "tools=builtin/fetch", "hosts=docs.example.com")
+	for _, tc := range []struct {
+		url     string
+		allowed bool
+	}{
+		{"https://docs.example.com/guide", true},
+		{"https://evil.example.net/", false},
+		{"https://docs.example.com.evil.net/", false},
+		{"https://user@evil.example.net/?docs.example.com", false},
+	} {
+		if ok, why := e.decide(e.claude("WebFetch", `{"url":"`+tc.url+`","prompt":"read it"}`)); ok != tc.allowed {
+			t.Errorf("WebFetch %s: allowed %v (%s)", tc.url, ok, why)
+		}
+	}
+	if ok, _ := e.decide(e.claude("WebFetch", `{"prompt":"read https://docs.example.com/"}`)); ok {
+		t.Error("a Claude WebFetch without url was allowed")
+	}
+	e.cfg.Harness = Gemini
+	ev := `{"session_id":"s","cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"compare https://docs.example.com/a and https://evil.example.net/b"}}`
+	if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 2 || !strings.Contains(string(a.Stderr), "evil.example.net") {
+		t.Errorf("a Gemini prompt with a second host: %+v", a)
+	}
+}

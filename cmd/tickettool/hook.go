@@ -44,8 +44,9 @@ names it. Writes to the hook's own ticket, keys, store and receipt log,
 and to any harness's hook configuration, are refused whatever the ticket
 says.
 
-The ticket comes from --ticket-file FILE, TICKETTOOL_TICKET, or
---ticket-dir DIR: DIR/main.ticket, and for a call inside a subagent of
+The ticket comes from --ticket-file FILE, --ticket-dir DIR or
+TICKETTOOL_TICKET (a file or directory given wins over the environment),
+never from the command line. DIR holds DIR/main.ticket, and for a call inside a subagent of
 type T (Claude Code, Codex) DIR/T.ticket when it exists, which must be
 attenuated from the main ticket or every call under it is refused.
 'hook delegate' writes such a file; 'hook config' prints the harness's
