@@ -113,7 +113,7 @@ func (cfg *Config) decidePre(ctx context.Context, ev *Event) Answer {
 	if err != nil {
 		return cfg.refuse(ev, ch.ticket, c, "the ticket cannot be checked: "+trim(err), now)
 	}
-	sc := scopeOf(ch.ticket)
+	sc := unverifiedScope(ch.ticket)
 	named := sc.names(c.tool)
 	if !c.known && !named {
 		return cfg.refuse(ev, ch.ticket, c, fmt.Sprintf("tool %s is not in the hook's table of %s tools: refused unless the ticket's tools caveat names it", c.tool, cfg.Harness), now)

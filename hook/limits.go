@@ -14,6 +14,11 @@ const (
 	// refuses the call.
 	StoreTimeout = 8 * time.Second
 
+	// InputTimeout bounds the wait for the whole event on standard
+	// input: a harness that never closes it gets a refusal, not a hook
+	// that hangs until the harness gives up on it (and runs the tool).
+	InputTimeout = 5 * time.Second
+
 	// maxReasonBytes bounds the one-line reason of a refusal.
 	maxReasonBytes = 2048
 

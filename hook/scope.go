@@ -8,15 +8,17 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-// scope is what the hook reads of a ticket's caveats (after the guard
-// verified its chain, or the guard refuses every call of it anyway).
+// scope is what the hook reads of a ticket's caveats before the guard
+// verifies it: it only ever refuses a call or adds subjects for the
+// guard to check, and the guard refuses every call of a ticket whose
+// chain does not verify, so nothing read here can allow a call.
 type scope struct {
 	tools []caveat.Caveat
 	paths []string // the last paths caveat's prefixes: the narrowest, since no block widens
 	hosts []string // the last hosts caveat's patterns
 }
 
-func scopeOf(t *token.Ticket) *scope {
+func unverifiedScope(t *token.Ticket) *scope {
 	sc := &scope{}
 	for _, b := range t.UnverifiedBlocks() {
 		for _, c := range b.Caveats {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tickettool/tickettool/chain"
 	"github.com/tickettool/tickettool/guard"
@@ -124,9 +125,9 @@ func runHook(e *env, args []string) error {
 	case src.File != "" || src.Dir != "":
 		src.Text = "" // a file or directory is the ticket; the environment's is left over
 	}
-	input, err := io.ReadAll(io.LimitReader(e.stdin, hook.MaxEventBytes+1))
+	input, err := readEvent(e.stdin, hook.InputTimeout)
 	if err != nil {
-		return failed(fmt.Errorf("read the event: %w", err))
+		return failed(err)
 	}
 	cfg, closeAll, err := hookConfig(h, src, *keyPath, *receipts, *receiptKey, pol, *location)
 	if err != nil {
@@ -203,6 +204,32 @@ func protectedFiles(src *hook.Tickets, keyPath, location, receipts, receiptKey s
 		add(exe, false, false)
 	}
 	return out
+}
+
+// readEvent reads the event (at most hook.MaxEventBytes and one byte
+// more, which Decide refuses) until the end of r, waiting at most
+// timeout: a reader still open then is an error.
+func readEvent(r io.Reader, timeout time.Duration) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, hook.MaxEventBytes+1))
+		done <- result{b, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			return nil, fmt.Errorf("read the event: %w", res.err)
+		}
+		return res.b, nil
+	case <-t.C:
+		return nil, fmt.Errorf("the event did not end on standard input within %v", timeout)
+	}
 }
 
 // harnessArg finds --harness's value before the flags are parsed, so that

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestHookFailsClosed: every error of the hook comes out as the
@@ -139,5 +141,35 @@ func TestHookBudgetAcrossProcesses(t *testing.T) {
 	out := cli(t, "", "receipt", "verify", "--key", filepath.Join(h.dir, "rcpt.key.pub"), filepath.Join(h.dir, "r.log"))
 	if !strings.HasPrefix(out, "ok: 20 records") {
 		t.Fatalf("receipt verify: %s", out)
+	}
+}
+
+// TestHookStdinNeverEnds: a harness that never closes standard input gets
+// a refusal within hook.InputTimeout, not a hook hanging until the
+// harness's own timeout (which lets the tool run).
+func TestHookStdinNeverEnds(t *testing.T) {
+	h := newHookEnv(t)
+	args := append([]string{"hook", "--harness", "codex"}, h.args...)
+	cmd := exec.Command(h.bin, args...)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	cmd.Stdin = pr
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err = cmd.Run()
+	pr.Close()
+	code := -1
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if harnessReads["codex"](code, out.String(), errb.String()) != blocked || !strings.Contains(errb.String(), "did not end") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v", d)
 	}
 }
