@@ -7,7 +7,9 @@
 // or expired (stdout names what when it prints the outcome, as verify
 // does, else stderr); 2 usage errors and input that cannot be read or
 // decoded at all. mcp, once its server runs, exits with the server's
-// status, or 130 or 143 when SIGINT or SIGTERM stopped it.
+// status, or 130 or 143 when SIGINT or SIGTERM stopped it. hook, once it
+// knows its harness, answers as that harness reads a hook's exit status
+// and output.
 package main
 
 import (
