@@ -51,8 +51,8 @@ func quiet(msg string) Answer {
 //   - copilot: {"permissionDecision":"deny","permissionDecisionReason"},
 //     exit status 0 (Copilot skips a hook that exits otherwise); the
 //     Claude-compatible form gets Claude's hookSpecificOutput as well.
-func Deny(h Harness, ev *Event, reason string) Answer {
-	reason = OneLine(reason)
+func Deny(h Harness, ev *event, reason string) Answer {
+	reason = oneLine(reason)
 	a := Answer{Stderr: []byte(reason + "\n")}
 	switch h {
 	case Claude:
@@ -100,10 +100,10 @@ func marshal(v any) []byte {
 	return append(b, '\n')
 }
 
-// OneLine returns s on one line of at most maxReasonBytes: control and
+// oneLine returns s on one line of at most maxReasonBytes: control and
 // format characters (line breaks, escapes, bidirectional overrides) are
 // written as Go escapes, so a reason never forges a line or hides text.
-func OneLine(s string) string {
+func oneLine(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		if b.Len() >= maxReasonBytes {

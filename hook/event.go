@@ -12,24 +12,24 @@ import (
 	"github.com/tickettool/tickettool/internal/argsubject"
 )
 
-// ErrInput is matched by the error of an event the hook cannot read: it
+// errInput is matched by the error of an event the hook cannot read: it
 // is refused, never guessed at.
-var ErrInput = errors.New("hook: unreadable event")
+var errInput = errors.New("hook: unreadable event")
 
-// Phase says whether an event comes before or after the tool runs.
-type Phase uint8
+// phase says whether an event comes before or after the tool runs.
+type phase uint8
 
 // The phases.
 const (
-	Pre  Phase = iota + 1 // before the tool runs: the call is decided
-	Post                  // after it ran (or failed): the outcome is recorded
+	pre  phase = iota + 1 // before the tool runs: the call is decided
+	post                  // after it ran (or failed): the outcome is recorded
 )
 
-// Event is one hook event, as every harness's form reads into it.
-type Event struct {
+// event is one hook event, as every harness's form reads into it.
+type event struct {
 	Harness Harness
 	Name    string // the event's name as the harness sends it ("PreToolUse", "BeforeTool", "preToolUse")
-	Phase   Phase
+	phase   phase
 	Tool    string                     // the harness's tool name
 	Input   map[string]json.RawMessage // the tool's input object
 	Cwd     string                     // absolute, or "" when the event has none
@@ -47,13 +47,13 @@ type Event struct {
 	mcpServer, mcpTool string // a Gemini MCP call's, from its mcp_context
 }
 
-// ParseEvent reads one event of harness h. Its error wraps ErrInput.
-func ParseEvent(h Harness, data []byte) (*Event, error) {
+// parseEvent reads one event of harness h. Its error wraps errInput.
+func parseEvent(h Harness, data []byte) (*event, error) {
 	top, err := object(data)
 	if err != nil {
 		return nil, inputErr("the event is not a JSON object without duplicate names: %v", err)
 	}
-	ev := &Event{Harness: h}
+	ev := &event{Harness: h}
 	switch h {
 	case Claude, Codex, Gemini:
 		err = ev.claudeForm(top)
@@ -83,22 +83,22 @@ func ParseEvent(h Harness, data []byte) (*Event, error) {
 
 // claudeForm reads the Claude-shaped event of Claude Code, Codex, Gemini
 // and Copilot's Claude-compatible form.
-func (ev *Event) claudeForm(top map[string]json.RawMessage) error {
+func (ev *event) claudeForm(top map[string]json.RawMessage) error {
 	if err := strings3(top, []string{"hook_event_name", "tool_name", "cwd", "tool_use_id", "agent_type", "agent_id"},
 		&ev.Name, &ev.Tool, &ev.Cwd, &ev.ToolUseID, &ev.AgentType, &ev.AgentID); err != nil {
 		return err
 	}
 	switch ev.Name {
 	case "PreToolUse", "BeforeTool":
-		ev.Phase = Pre
+		ev.phase = pre
 	case "PostToolUse", "AfterTool":
-		ev.Phase = Post
+		ev.phase = post
 		ev.Failed = hasError(top["tool_response"])
 	case "PostToolUseFailure":
-		ev.Phase, ev.Failed = Post, true
+		ev.phase, ev.Failed = post, true
 	case "":
 		if ev.Pascal {
-			ev.Phase = Pre
+			ev.phase = pre
 			break
 		}
 		return inputErr("the event has no hook_event_name")
@@ -119,7 +119,7 @@ func (ev *Event) claudeForm(top map[string]json.RawMessage) error {
 // cursorForm reads Cursor's events: the generic preToolUse, postToolUse
 // and postToolUseFailure, and the granular beforeShellExecution,
 // beforeReadFile and beforeMCPExecution.
-func (ev *Event) cursorForm(top map[string]json.RawMessage) error {
+func (ev *event) cursorForm(top map[string]json.RawMessage) error {
 	if err := strings3(top, []string{"hook_event_name", "tool_name", "cwd", "tool_use_id"},
 		&ev.Name, &ev.Tool, &ev.Cwd, &ev.ToolUseID); err != nil {
 		return err
@@ -137,18 +137,18 @@ func (ev *Event) cursorForm(top map[string]json.RawMessage) error {
 	}
 	switch ev.Name {
 	case "preToolUse", "beforeMCPExecution":
-		ev.Phase = Pre
+		ev.phase = pre
 		return ev.input(top["tool_input"])
 	case "postToolUse":
-		ev.Phase = Post
+		ev.phase = post
 		return ev.input(top["tool_input"])
 	case "postToolUseFailure":
-		ev.Phase, ev.Failed = Post, true
+		ev.phase, ev.Failed = post, true
 		return ev.input(top["tool_input"])
 	case "beforeShellExecution":
-		ev.Phase, ev.Tool, ev.Input = Pre, "Shell", pick(top, "command", "cwd")
+		ev.phase, ev.Tool, ev.Input = pre, "Shell", pick(top, "command", "cwd")
 	case "beforeReadFile":
-		ev.Phase, ev.Tool, ev.Input = Pre, "Read", pick(top, "file_path")
+		ev.phase, ev.Tool, ev.Input = pre, "Read", pick(top, "file_path")
 	default:
 		return inputErr("event %q is not a Cursor tool event the hook answers", ev.Name)
 	}
@@ -157,13 +157,13 @@ func (ev *Event) cursorForm(top map[string]json.RawMessage) error {
 
 // copilotForm reads Copilot's camelCase event: toolName and toolArgs (a
 // JSON text, or an object); a toolResult marks the post-tool event.
-func (ev *Event) copilotForm(top map[string]json.RawMessage) error {
+func (ev *event) copilotForm(top map[string]json.RawMessage) error {
 	if err := strings3(top, []string{"toolName", "cwd", "hook_event_name"}, &ev.Tool, &ev.Cwd, &ev.Name); err != nil {
 		return err
 	}
-	ev.Phase = Pre
+	ev.phase = pre
 	if raw, ok := argsubject.Present(top, "toolResult"); ok {
-		ev.Phase = Post
+		ev.phase = post
 		var r struct {
 			ResultType string `json:"resultType"`
 		}
@@ -171,14 +171,14 @@ func (ev *Event) copilotForm(top map[string]json.RawMessage) error {
 		ev.Failed = r.ResultType != "success"
 	}
 	if ev.Name == "" {
-		ev.Name = map[Phase]string{Pre: "preToolUse", Post: "postToolUse"}[ev.Phase]
+		ev.Name = map[phase]string{pre: "preToolUse", post: "postToolUse"}[ev.phase]
 	}
 	return ev.input(top["toolArgs"])
 }
 
 // input reads the tool's input: an object, a JSON text holding one
 // (Copilot's toolArgs, Cursor's MCP tool_input), or absent.
-func (ev *Event) input(raw json.RawMessage) error {
+func (ev *event) input(raw json.RawMessage) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		ev.Input = map[string]json.RawMessage{}
@@ -205,7 +205,7 @@ func (ev *Event) input(raw json.RawMessage) error {
 // geminiMCP takes the server and tool of a Gemini MCP call from its
 // mcp_context when the event has one (Gemini's mcp_SERVER_TOOL name alone
 // cannot tell a server name with "_" from a tool name with "_").
-func (ev *Event) geminiMCP(raw json.RawMessage) error {
+func (ev *event) geminiMCP(raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -299,5 +299,5 @@ func object(data []byte) (map[string]json.RawMessage, error) {
 }
 
 func inputErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", errInput, fmt.Sprintf(format, args...))
 }

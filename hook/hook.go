@@ -37,31 +37,31 @@ type Config struct {
 	Now      func() time.Time
 }
 
-// RefusalPrefix starts every reason the hook gives.
-const RefusalPrefix = "tickettool: "
+// refusalPrefix starts every reason the hook gives.
+const refusalPrefix = "tickettool: "
 
 // Decide reads one event from input and returns the answer for
 // cfg.Harness. It never fails and never panics: every error (of the
 // input, the ticket, the store, the receipt log, the hook itself) is the
 // harness's deny, with a reason saying what failed.
 func Decide(ctx context.Context, cfg *Config, input []byte) (a Answer) {
-	var ev *Event
+	var ev *event
 	defer func() {
 		if r := recover(); r != nil {
-			a = Deny(cfg.Harness, ev, fmt.Sprintf("%shook failed (%v), so the call is refused", RefusalPrefix, r))
+			a = Deny(cfg.Harness, ev, fmt.Sprintf("%shook failed (%v), so the call is refused", refusalPrefix, r))
 		}
 	}()
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if len(input) > MaxEventBytes {
-		return Deny(cfg.Harness, nil, fmt.Sprintf("%sthe event is over %d bytes, so the call is refused", RefusalPrefix, MaxEventBytes))
+		return Deny(cfg.Harness, nil, fmt.Sprintf("%sthe event is over %d bytes, so the call is refused", refusalPrefix, MaxEventBytes))
 	}
-	ev, err := ParseEvent(cfg.Harness, input)
+	ev, err := parseEvent(cfg.Harness, input)
 	if err != nil {
-		return Deny(cfg.Harness, nil, RefusalPrefix+"cannot read the hook event, so the call is refused: "+trim(err))
+		return Deny(cfg.Harness, nil, refusalPrefix+"cannot read the hook event, so the call is refused: "+trim(err))
 	}
-	if ev.Phase == Post {
+	if ev.phase == post {
 		return cfg.recordPost(ev)
 	}
 	return cfg.decidePre(ctx, ev)
@@ -70,10 +70,10 @@ func Decide(ctx context.Context, cfg *Config, input []byte) (a Answer) {
 // Failure is the answer of a hook that could not even start deciding (its
 // key, store or receipt log could not be opened): harness h's deny.
 func Failure(h Harness, what error) Answer {
-	return Deny(h, nil, RefusalPrefix+"the hook cannot decide, so the call is refused: "+trim(what))
+	return Deny(h, nil, refusalPrefix+"the hook cannot decide, so the call is refused: "+trim(what))
 }
 
-func (cfg *Config) decidePre(ctx context.Context, ev *Event) Answer {
+func (cfg *Config) decidePre(ctx context.Context, ev *event) Answer {
 	now := cfg.Now()
 	c, err := mapCall(ev)
 	if err != nil {
@@ -126,7 +126,7 @@ func (cfg *Config) decidePre(ctx context.Context, ev *Event) Answer {
 	defer cancel()
 	d, err := cfg.Guard.VerifyPreparedNoted(sctx, pt, req, now, eventNote(ev))
 	if err != nil {
-		return Deny(cfg.Harness, ev, RefusalPrefix+"the decision could not be recorded, so the call is refused: "+trim(err))
+		return Deny(cfg.Harness, ev, refusalPrefix+"the decision could not be recorded, so the call is refused: "+trim(err))
 	}
 	if d.Allowed {
 		return allow(cfg.Harness)
@@ -137,7 +137,7 @@ func (cfg *Config) decidePre(ctx context.Context, ev *Event) Answer {
 // refuse is a refusal the hook makes before the guard: it is recorded in
 // the receipt log like the guard's, and the log failing refuses all the
 // same.
-func (cfg *Config) refuse(ev *Event, t *token.Ticket, c *call, why string, now time.Time) Answer {
+func (cfg *Config) refuse(ev *event, t *token.Ticket, c *call, why string, now time.Time) Answer {
 	text := reason(c, ev, why)
 	if cfg.Receipts != nil {
 		r := chain.Record{Kind: chain.KindRefused, Tool: fit(c.tool, 256), Op: "invoke", Check: "hook",
@@ -160,7 +160,7 @@ func (cfg *Config) refuse(ev *Event, t *token.Ticket, c *call, why string, now t
 
 // recordPost records a post-tool event as a receipt linked to its call by
 // the tool-use id. It never gives a budget back and never blocks.
-func (cfg *Config) recordPost(ev *Event) Answer {
+func (cfg *Config) recordPost(ev *event) Answer {
 	if cfg.Receipts == nil {
 		return quiet("")
 	}
@@ -175,14 +175,14 @@ func (cfg *Config) recordPost(ev *Event) Answer {
 	r := chain.Record{Kind: chain.KindOther, Tool: fit(c.tool, 256), Op: "invoke", Subjects: subjectsOf(c),
 		Note: fit("post-tool: "+outcome+"; "+eventNote(ev), 512)}
 	if _, err := cfg.Receipts.Append(r, cfg.Now()); err != nil {
-		return quiet(RefusalPrefix + "the post-tool receipt could not be written: " + trim(err))
+		return quiet(refusalPrefix + "the post-tool receipt could not be written: " + trim(err))
 	}
 	return quiet("")
 }
 
 // eventNote names the event in a receipt: harness, event, tool-use id
 // and subagent, so that a pre-tool and a post-tool record can be paired.
-func eventNote(ev *Event) string {
+func eventNote(ev *event) string {
 	if ev == nil {
 		return ""
 	}
@@ -193,7 +193,7 @@ func eventNote(ev *Event) string {
 	if ev.AgentType != "" {
 		s += " agent " + ev.AgentType
 	}
-	return OneLine(s)
+	return oneLine(s)
 }
 
 func subjectsOf(c *call) []string {
@@ -209,7 +209,7 @@ func subjectsOf(c *call) []string {
 }
 
 // reason is the one line the model reads: what was asked, and why not.
-func reason(c *call, ev *Event, why string) string {
+func reason(c *call, ev *event, why string) string {
 	asked := c.tool
 	if ev != nil && ev.Tool != c.tool {
 		asked += " (" + ev.Tool + ")"
@@ -220,7 +220,7 @@ func reason(c *call, ev *Event, why string) string {
 		}
 		asked += " " + strings.Join(subj, " ")
 	}
-	return OneLine(RefusalPrefix + "refused " + asked + ": " + why)
+	return oneLine(refusalPrefix + "refused " + asked + ": " + why)
 }
 
 // refusalText renders the guard's refusals, with a hint for a tool that

@@ -21,7 +21,7 @@ func TestHarnessRoundTrip(t *testing.T) {
 	}
 }
 
-// TestOneLine: a reason never holds a line break, an escape or a
+// TestOneLine: oneLine: a reason never holds a line break, an escape or a
 // bidirectional override, and never grows past its bound.
 func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
@@ -33,11 +33,11 @@ func TestOneLine(t *testing.T) {
 		"bad \xff byte":          `bad \xff byte`,
 		"café \uFFFD kept as is": "café \uFFFD kept as is",
 	} {
-		if got := OneLine(in); got != want {
+		if got := oneLine(in); got != want {
 			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := OneLine(strings.Repeat("x", 10*maxReasonBytes)); len(got) > maxReasonBytes+len("…") {
+	if got := oneLine(strings.Repeat("x", 10*maxReasonBytes)); len(got) > maxReasonBytes+len("…") {
 		t.Errorf("OneLine kept %d bytes", len(got))
 	}
 }
@@ -53,7 +53,7 @@ func TestPatchPaths(t *testing.T) {
 		{"*** Begin Patch\n*** Add File: ../up.go\n*** End Patch", []string{"/w/../up.go"}},
 	} {
 		in, _ := json.Marshal(map[string]string{"command": tc.patch})
-		ev := &Event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}
+		ev := &event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}
 		ev.input(in)
 		got, err := patchPaths(ev)
 		if err != nil || !slices.Equal(got, tc.want) {
@@ -61,7 +61,7 @@ func TestPatchPaths(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"command":"no headers"}`, `{"command":5}`, `{}`, `{"command":"*** Add File: a\\\\b"}`} {
-		ev := &Event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}
+		ev := &event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}
 		ev.input([]byte(bad))
 		if got, err := patchPaths(ev); err == nil {
 			t.Errorf("patch %s: %q accepted", bad, got)
@@ -81,21 +81,21 @@ func TestMCPNames(t *testing.T) {
 		{Cursor, "MCP:read_file", "mcp", "read_file"},
 		{Copilot, "mcp__fs__read_file", "fs", "read_file"},
 	} {
-		s, tool, ok := mcpName(&Event{Harness: tc.h, Tool: tc.name})
+		s, tool, ok := mcpName(&event{Harness: tc.h, Tool: tc.name})
 		if !ok || s != tc.server || tool != tc.tool {
 			t.Errorf("%v %s: %q %q %v", tc.h, tc.name, s, tool, ok)
 		}
 	}
-	if _, err := mapCall(&Event{Harness: Claude, Tool: "mcp__builtin__read", Input: map[string]json.RawMessage{}}); err == nil {
+	if _, err := mapCall(&event{Harness: Claude, Tool: "mcp__builtin__read", Input: map[string]json.RawMessage{}}); err == nil {
 		t.Error("an MCP server named builtin was accepted")
 	}
-	if _, err := mapCall(&Event{Harness: Claude, Tool: "mcp__fs__read_file", Input: map[string]json.RawMessage{"path": []byte(`"rel/x"`)}}); err == nil {
+	if _, err := mapCall(&event{Harness: Claude, Tool: "mcp__fs__read_file", Input: map[string]json.RawMessage{"path": []byte(`"rel/x"`)}}); err == nil {
 		t.Error("a relative MCP path was accepted")
 	}
 }
 
 func TestGeminiPromptURLs(t *testing.T) {
-	ev := &Event{Harness: Gemini, Tool: "web_fetch"}
+	ev := &event{Harness: Gemini, Tool: "web_fetch"}
 	ev.input([]byte(`{"prompt":"Compare https://a.example.com/x, and (http://b.example.org/y). Also ftp://c/"}`))
 	got, err := fetchURLs(ev, table[Gemini]["web_fetch"])
 	if want := []string{"https://a.example.com/x", "http://b.example.org/y"}; err != nil || !slices.Equal(got, want) {

@@ -19,7 +19,7 @@ var patchHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Delete F
 // tool_input.command (a string, or an argv whose last word is the
 // patch). A patch that names no file is refused: the hook cannot say what
 // it writes.
-func patchPaths(ev *Event) ([]string, error) {
+func patchPaths(ev *event) ([]string, error) {
 	text, err := patchText(ev.Input)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ var urlInText = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `\])}]+`)
 // fetchURLs returns the URLs a fetch call asks for: its URL fields, and
 // for Gemini's web_fetch every URL in its prompt. A fetch that names none
 // is refused: the tool might still find one where the hook does not look.
-func fetchURLs(ev *Event, b builtin) ([]string, error) {
+func fetchURLs(ev *event, b builtin) ([]string, error) {
 	urls, _, err := argsubject.Extract(argsubject.Spec{Paths: b.fields}, ev.Input)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %s", ev.Tool, strings.TrimPrefix(err.Error(), "argsubject: "))

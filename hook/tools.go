@@ -123,7 +123,7 @@ type call struct {
 
 // mapCall turns an event into a call through the tool table. A tool the
 // table does not know keeps the harness's name and carries no subject.
-func mapCall(ev *Event) (*call, error) {
+func mapCall(ev *event) (*call, error) {
 	if server, tool, ok := mcpName(ev); ok {
 		return mapMCP(ev, server, tool)
 	}
@@ -162,7 +162,7 @@ func mapCall(ev *Event) (*call, error) {
 // (Gemini; its mcp_context, when present, names them apart), MCP:TOOL
 // (Cursor, which names no server: its MCP tools are checked as
 // mcp/TOOL).
-func mcpName(ev *Event) (server, tool string, ok bool) {
+func mcpName(ev *event) (server, tool string, ok bool) {
 	switch {
 	case ev.mcpServer != "":
 		return ev.mcpServer, ev.mcpTool, true
@@ -187,7 +187,7 @@ func mcpName(ev *Event) (server, tool string, ok bool) {
 // mapMCP maps an MCP call to SERVER/TOOL with the subjects tickettool mcp
 // reads (the reference filesystem server's profile; its paths must be
 // absolute, as the MCP guard requires).
-func mapMCP(ev *Event, server, tool string) (*call, error) {
+func mapMCP(ev *event, server, tool string) (*call, error) {
 	switch {
 	case server == "" || tool == "":
 		return nil, fmt.Errorf("MCP tool %q names no server or no tool", ev.Tool)
