@@ -136,7 +136,13 @@ func (ev *event) cursorForm(top map[string]json.RawMessage) error {
 		}
 	}
 	switch ev.Name {
-	case "preToolUse", "beforeMCPExecution":
+	case "preToolUse":
+		ev.phase = pre
+		return ev.input(top["tool_input"])
+	case "beforeMCPExecution":
+		if !strings.HasPrefix(ev.Tool, "MCP:") {
+			ev.Tool = "MCP:" + ev.Tool
+		}
 		ev.phase = pre
 		return ev.input(top["tool_input"])
 	case "postToolUse":

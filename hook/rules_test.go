@@ -308,3 +308,26 @@ func TestFetchHosts(t *testing.T) {
 		t.Errorf("a Gemini prompt with a second host: %+v", a)
 	}
 }
+
+// TestGlobPatternsReachingOut: a glob pattern that is absolute or climbs
+// with ".." is checked as the directory it reaches.
+func TestGlobPatternsReachingOut(t *testing.T) {
+	e := newEnv(t, "tools=builtin/read", "paths=$PROJ/")
+	for _, tc := range []struct {
+		input   string
+		allowed bool
+	}{
+		{`{"pattern":"src/**/*.go"}`, true},
+		{`{"pattern":"**/*.go","path":"$PROJ/src"}`, true},
+		{`{"pattern":"$PROJ/src/*.go"}`, true},
+		{`{"pattern":"/etc/**/*.conf"}`, false},
+		{`{"pattern":"/etc/passwd"}`, false},
+		{`{"pattern":"../*"}`, false},
+		{`{"pattern":"~/.ssh/*"}`, false},
+		{`{"pattern":"/*"}`, false},
+	} {
+		if ok, why := e.decide(e.claude("Glob", tc.input)); ok != tc.allowed {
+			t.Errorf("Glob %s: allowed %v (%s), want %v", tc.input, ok, why, tc.allowed)
+		}
+	}
+}

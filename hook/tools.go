@@ -51,6 +51,10 @@ type builtin struct {
 	// cwd: a file tool whose path field is absent works in the event's
 	// cwd (Glob, Grep), which is then its path.
 	cwd bool
+	// patterns are glob pattern fields: a pattern that is absolute or
+	// climbs with ".." reaches beyond the tool's path, so its part before
+	// the first wildcard is a path too.
+	patterns []string
 }
 
 func (b builtin) writes() bool { return b.kind == kindWrite || b.kind == kindPatch }
@@ -59,9 +63,11 @@ var (
 	read      = builtin{kind: kindRead, fields: []string{"file_path"}}
 	readNb    = builtin{kind: kindRead, fields: []string{"notebook_path"}}
 	readDir   = builtin{kind: kindRead, fields: []string{"path"}, cwd: true}
+	globDir   = builtin{kind: kindRead, fields: []string{"path"}, cwd: true, patterns: []string{"pattern"}}
 	write     = builtin{kind: kindWrite, fields: []string{"file_path"}}
 	writeNb   = builtin{kind: kindWrite, fields: []string{"notebook_path"}}
 	gemDir    = builtin{kind: kindRead, fields: []string{"dir_path", "path"}, cwd: true}
+	gemGlob   = builtin{kind: kindRead, fields: []string{"dir_path", "path"}, cwd: true, patterns: []string{"pattern"}}
 	copRead   = builtin{kind: kindRead, fields: []string{"path"}}
 	copWrite  = builtin{kind: kindWrite, fields: []string{"path"}}
 	fetchURL  = builtin{kind: kindFetch, fields: []string{"url"}}
@@ -77,7 +83,7 @@ var (
 // reference); README.md shows it as one table.
 var table = map[Harness]map[string]builtin{
 	Claude: {
-		"Read": read, "NotebookRead": readNb, "LS": readDir, "Glob": readDir, "Grep": readDir,
+		"Read": read, "NotebookRead": readNb, "LS": readDir, "Glob": globDir, "Grep": readDir,
 		"Write": write, "Edit": write, "MultiEdit": write, "NotebookEdit": writeNb,
 		"Bash": shell, "PowerShell": shell, "Monitor": shell, "REPL": shell, "Workflow": shell,
 		"BashOutput": shell, "KillShell": shell, "KillBash": shell,
@@ -88,19 +94,19 @@ var table = map[Harness]map[string]builtin{
 	},
 	Gemini: {
 		"read_file":      {kind: kindRead, fields: []string{"file_path", "absolute_path"}},
-		"list_directory": gemDir, "glob": gemDir, "grep_search": gemDir, "search_file_content": gemDir,
+		"list_directory": gemDir, "glob": gemGlob, "grep_search": gemDir, "search_file_content": gemDir,
 		"write_file": write, "replace": write,
 		"run_shell_command": shell,
 		"web_fetch":         {kind: kindFetch, fields: []string{"url"}},
 		"google_web_search": webSearch, "invoke_agent": agent,
 	},
 	Cursor: {
-		"Read": read, "Grep": readDir, "Glob": readDir, "LS": readDir,
+		"Read": read, "Grep": readDir, "Glob": globDir, "LS": readDir,
 		"Write": write, "Edit": write, "Delete": write,
 		"Shell": shell, "WebFetch": fetchURL, "WebSearch": webSearch, "Task": agent,
 	},
 	Copilot: {
-		"view": copRead, "glob": readDir, "grep": readDir,
+		"view": copRead, "glob": globDir, "grep": readDir,
 		"create": copWrite, "edit": copWrite,
 		"bash": shell, "powershell": shell,
 		"web_fetch": fetchURL, "task": agent,
@@ -141,6 +147,9 @@ func mapCall(ev *event) (*call, error) {
 		}
 		if len(raw) == 0 && b.cwd {
 			raw = []string{ev.Cwd}
+		}
+		if raw, err = patternPaths(ev, b, raw); err != nil {
+			return nil, err
 		}
 		if len(raw) == 0 {
 			return nil, fmt.Errorf("tool %s names no file (%s)", ev.Tool, strings.Join(append(b.fields, b.lists...), ", "))
@@ -249,6 +258,34 @@ func absPaths(raw []string, cwd string) ([]string, error) {
 		out = append(out, "/"+strings.Join(segs, "/"))
 	}
 	return out, nil
+}
+
+// patternPaths appends to raw the fixed part of every glob pattern that
+// is absolute or holds "..": the directories it reaches outside the
+// tool's own path.
+func patternPaths(ev *event, b builtin, raw []string) ([]string, error) {
+	for _, f := range b.patterns {
+		p, err := inputString(ev.Input, f)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %v", ev.Tool, err)
+		}
+		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "\\") &&
+			!strings.Contains(p, "..") && !strings.Contains(p, "\\") {
+			continue
+		}
+		fixed := p
+		if i := strings.IndexAny(p, "*?[{"); i >= 0 {
+			fixed = p[:i]
+		}
+		if j := strings.LastIndexByte(fixed, '/'); j > 0 && len(fixed) != len(p) {
+			fixed = fixed[:j]
+		}
+		if fixed == "" {
+			fixed = "/"
+		}
+		raw = append(raw, fixed)
+	}
+	return raw, nil
 }
 
 // inputString reads a string member of the tool input ("" when absent).
