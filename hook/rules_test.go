@@ -331,3 +331,20 @@ func TestGlobPatternsReachingOut(t *testing.T) {
 		}
 	}
 }
+
+// TestLookalikeNames: a name that does not exist byte for byte is looked
+// up by its Unicode NFC form, as the MCP guard does, so a link reached by
+// another spelling of its name is followed; two entries of one NFC form
+// are ambiguous and refused.
+func TestLookalikeNames(t *testing.T) {
+	e := newEnv(t, "tools=builtin/read", "paths=$PROJ/")
+	must(t, os.Symlink(filepath.Join(e.dir, "outside"), e.proj+"/src/cafe\u0301"))
+	if ok, _ := e.decide(e.claude("Read", `{"file_path":"$PROJ/src/caf\u00e9/secret"}`)); ok {
+		t.Error("a link reached by its NFC spelling led outside")
+	}
+	must(t, os.WriteFile(e.proj+"/src/\u00c5x", nil, 0o600))
+	must(t, os.WriteFile(e.proj+"/src/A\u030ax", nil, 0o600))
+	if ok, why := e.decide(e.claude("Read", `{"file_path":"$PROJ/src/\u212bx"}`)); ok || !strings.Contains(why, "more than one entry") {
+		t.Errorf("an ambiguous name: allowed %v (%s)", ok, why)
+	}
+}
