@@ -17,7 +17,8 @@ usage: tickettool hook config --harness NAME [--ticket-dir DIR | --ticket-file F
                               [--receipts LOG --receipt-key PATH] [--timeout SECONDS]
 
 Prints the hook configuration for the harness, ready to paste; it writes
-no file. Every tool goes through the hook (a matcher for every tool), the
+no file. Every tool goes through the hook (Claude Code's matcher "*";
+no matcher, which means every tool, for the others), the
 pre-tool event decides, and the post-tool events are recorded. Paths are
 made absolute, and the command is this tickettool's absolute path, so
 nothing on the agent's PATH can stand in for it.
@@ -97,11 +98,15 @@ func hookConfigJSON(h hook.Harness, exe string, argv []string, timeout int) any 
 	}
 	line := strings.Join(words, " ")
 	type obj = map[string]any
-	group := func(handler obj) []obj { return []obj{{"matcher": "*", "hooks": []obj{handler}}} }
+	// Claude Code reads "*" as every tool; Codex and Gemini CLI read a
+	// matcher as a regular expression, where "*" is none: without one,
+	// every harness runs the hook for every tool.
+	group := func(handler obj) []obj { return []obj{{"hooks": []obj{handler}}} }
 	switch h {
 	case hook.Claude:
 		hd := obj{"type": "command", "command": exe, "args": argv, "timeout": timeout}
-		return obj{"hooks": obj{"PreToolUse": group(hd), "PostToolUse": group(hd), "PostToolUseFailure": group(hd)}}
+		all := []obj{{"matcher": "*", "hooks": []obj{hd}}}
+		return obj{"hooks": obj{"PreToolUse": all, "PostToolUse": all, "PostToolUseFailure": all}}
 	case hook.Codex:
 		hd := obj{"type": "command", "command": line, "timeout": timeout}
 		return obj{"hooks": obj{"PreToolUse": group(hd), "PostToolUse": group(hd)}}
