@@ -18,7 +18,7 @@ import (
 // env is a project directory, a root key, a ticket directory and a guard
 // on a memory store.
 type env struct {
-	t          *testing.T
+	t          testing.TB
 	dir, proj  string
 	root       *key.Signing
 	cfg        *Config
@@ -28,7 +28,7 @@ type env struct {
 
 var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-func newEnv(t *testing.T, caveats ...string) *env {
+func newEnv(t testing.TB, caveats ...string) *env {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
