@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,16 +56,30 @@ func Decide(ctx context.Context, cfg *Config, input []byte) (a Answer) {
 		cfg.Now = time.Now
 	}
 	if len(input) > MaxEventBytes {
-		return Deny(cfg.Harness, nil, fmt.Sprintf("%sthe event is over %d bytes, so the call is refused", refusalPrefix, MaxEventBytes))
+		return cfg.unreadable(fmt.Sprintf("the event is over %d bytes", MaxEventBytes))
 	}
 	ev, err := parseEvent(cfg.Harness, input)
 	if err != nil {
-		return Deny(cfg.Harness, nil, refusalPrefix+"cannot read the hook event, so the call is refused: "+trim(err))
+		return cfg.unreadable(trim(err))
 	}
 	if ev.phase == post {
 		return cfg.recordPost(ev)
 	}
 	return cfg.decidePre(ctx, ev)
+}
+
+// unreadable refuses an event the hook cannot read, with a receipt that
+// names no tool (the event may not say which).
+func (cfg *Config) unreadable(why string) Answer {
+	a := Deny(cfg.Harness, nil, refusalPrefix+"cannot read the hook event, so the call is refused: "+why)
+	if cfg.Receipts != nil {
+		r := chain.Record{Kind: chain.KindRefused, Check: "hook", Reason: fit("cannot read the hook event: "+why, chain.MaxReasonBytes),
+			Note: cfg.Harness.String()}
+		if _, err := cfg.Receipts.Append(r, cfg.Now()); err != nil {
+			return Deny(cfg.Harness, nil, string(bytes.TrimSuffix(a.Stderr, []byte("\n")))+"; and its receipt could not be written: "+trim(err))
+		}
+	}
+	return a
 }
 
 // Failure is the answer of a hook that could not even start deciding (its

@@ -223,6 +223,7 @@ func TestReceiptPerDecision(t *testing.T) {
 		strings.Replace(e.claude("Read", `{"file_path":"$PROJ/src/a.go"}`), `"PreToolUse"`, `"PostToolUseFailure"`, 1),
 		e.claude("Read", `{"file_path":"$PROJ/src/a.go"}`), // budget spent: the failure gave nothing back
 		e.claude("Frobnicate", `{}`),
+		`{"not an event":`,
 	}
 	var allowed []bool
 	for _, ev := range events[:1] {
@@ -232,20 +233,26 @@ func TestReceiptPerDecision(t *testing.T) {
 	if a := Decide(context.Background(), e.cfg, []byte(events[1])); a.Code != 0 || len(a.Stdout) != 0 {
 		t.Fatalf("post-tool event answered %+v", a)
 	}
-	for _, ev := range events[2:] {
+	for _, ev := range events[2:4] {
 		ok, _ := e.decide(ev)
 		allowed = append(allowed, ok)
+	}
+	if a := Decide(context.Background(), e.cfg, []byte(events[4])); a.Code != 2 {
+		t.Fatalf("an unreadable event answered %+v", a)
 	}
 	if allowed[0] != true || allowed[1] || allowed[2] {
 		t.Fatalf("decisions %v, want allowed, refused (calls=1 spent), refused", allowed)
 	}
 	must(t, log.Close())
 	recs := readRecords(t, logPath)
-	if len(recs) != 4 {
-		t.Fatalf("%d receipts, want 4", len(recs))
+	if len(recs) != 5 {
+		t.Fatalf("%d receipts, want 5", len(recs))
+	}
+	if r := recs[4]; r.Kind != chain.KindRefused || !strings.Contains(r.Reason, "cannot read the hook event") {
+		t.Errorf("receipt of the unreadable event: %+v", r)
 	}
 	kinds := []chain.Kind{chain.KindAllowed, chain.KindOther, chain.KindRefused, chain.KindRefused}
-	for i, r := range recs {
+	for i, r := range recs[:4] {
 		if r.Kind != kinds[i] || !strings.Contains(r.Note, "tool_use_id toolu_1") {
 			t.Errorf("receipt %d: kind %v note %q", i, r.Kind, r.Note)
 		}
