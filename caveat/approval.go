@@ -48,8 +48,10 @@ func NewArgs(digest []byte) (Caveat, error) {
 // the JSON text json: the value of an args caveat, and of
 // [Request].Args. It refuses (an *[Error] wrapping [ErrSyntax]) what JCS
 // cannot canonicalise: invalid JSON or UTF-8, escaped lone surrogates,
-// duplicate member names, numbers that are not finite IEEE 754 doubles,
-// nesting deeper than 32, input over 1 MiB.
+// two member names of one object equal under case folding (duplicates
+// included, at any depth), numbers that are not finite IEEE 754 doubles
+// or would change their value, nesting deeper than 32, input over 1 MiB
+// (spec/CAVEATS.md, "The args digest").
 func ArgsDigest(json []byte) ([]byte, error) {
 	c, err := jcs.Canonical(json)
 	if err != nil {

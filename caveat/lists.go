@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/printable"
 )
 
 // listProblem returns why list is not a valid list of kind k as a decoded
@@ -104,11 +106,9 @@ func validAud(s string) bool {
 
 // printProblem returns why s is not valid UTF-8 made only of printable
 // characters (spec/CAVEATS.md: U+0020–U+007E, and the letters, marks,
-// numbers, punctuation and symbols of Unicode 15.0.0 in printableTable,
+// numbers, punctuation and symbols of Unicode 15.0.0 in printable.Table,
 // pinned so that a newer toolchain does not change which tickets decode),
 // or "".
-//
-//go:generate go run ../internal/genprintable -o printable_table.go
 func printProblem(s string) string {
 	for i := 0; i < len(s); {
 		b := s[i]
@@ -126,7 +126,7 @@ func printProblem(s string) string {
 		if r == utf8.RuneError && n == 1 {
 			return "is not valid UTF-8"
 		}
-		if !unicode.Is(printableTable, r) {
+		if !unicode.Is(printable.Table, r) {
 			return "contains a non-printing character"
 		}
 		i += n

@@ -1,32 +1,10 @@
 package caveat
 
-import (
-	"strconv"
-	"testing"
-	"unicode"
-)
+import "testing"
 
-// TestPrintableTable checks the pinned table against the toolchain's
-// Unicode tables when they are the version the format pins, rune by rune:
-// exactly the letters, marks, numbers, punctuation and symbols, which is
-// strconv.IsPrint outside ASCII.
-func TestPrintableTable(t *testing.T) {
-	if unicode.Version != printableVersion {
-		t.Skipf("toolchain Unicode %s, table pinned to %s: checked by TestPrintablePinned only", unicode.Version, printableVersion)
-	}
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		want := r >= 0x80 && unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
-		if got := unicode.Is(printableTable, r); got != want {
-			t.Fatalf("U+%04X: table says %v, Unicode %s says %v", r, got, unicode.Version, want)
-		}
-		if r >= 0x80 && want != strconv.IsPrint(r) {
-			t.Fatalf("U+%04X: strconv.IsPrint disagrees", r)
-		}
-	}
-}
-
-// TestPrintablePinned holds whatever the toolchain: the table, not the
-// toolchain, decides (spec/CAVEATS.md, "Printable").
+// TestPrintablePinned holds whatever the toolchain: the pinned table
+// (internal/printable), not the toolchain, decides (spec/CAVEATS.md,
+// "Printable").
 func TestPrintablePinned(t *testing.T) {
 	for _, c := range []struct {
 		r    rune

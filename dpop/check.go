@@ -39,10 +39,11 @@ type Expectations struct {
 	// "none", an HS* algorithm or any other algorithm makes Verify return an
 	// error wrapping ErrExpectations. A non-nil empty list is also an error.
 	Algorithms []jose.SignatureAlgorithm
-	// MaxAge is how old a proof may be; 0 means DefaultMaxAge.
+	// MaxAge is how old a proof may be; 0 means DefaultMaxAge; at most
+	// MaxAgeLimit.
 	MaxAge time.Duration
 	// FutureSkew is how far iat may lie ahead of now; 0 means
-	// DefaultFutureSkew.
+	// DefaultFutureSkew; at most FutureSkewLimit.
 	FutureSkew time.Duration
 }
 
@@ -56,10 +57,13 @@ type Proof struct {
 	Key        *jose.JSONWebKey // the proof's public key
 	// ReplayKey is the jti scoped to the normalised htu.
 	ReplayKey ReplayKey
-	// RememberUntil is iat + MaxAge + FutureSkew: the proof could pass the
-	// iat check of this verifier until iat + MaxAge, and FutureSkew more
-	// covers verifiers sharing one replay cache whose clocks differ by up to
-	// that much.
+	// RememberUntil is iat + RememberFor, whatever this verifier's
+	// window: the proof could pass the iat check of a verifier with the
+	// largest window until iat + MaxAgeLimit, and FutureSkewLimit more
+	// covers verifiers sharing one replay store whose clocks differ by up
+	// to that much. Remembering it only for this verifier's own window
+	// would let another, with a wider window on the same store, accept it
+	// again.
 	RememberUntil time.Time
 }
 
@@ -98,8 +102,11 @@ func (exp *Expectations) resolve() (settings, error) {
 		return s, expectationsError("uri: " + err.Error())
 	}
 	s.uri = uri
-	if s.maxAge < 0 || s.future < 0 || s.maxAge > MaxWindow || s.future > MaxWindow {
-		return s, expectationsError("max age and future skew must lie in [0, 24h]")
+	if s.maxAge < 0 || s.maxAge > MaxAgeLimit {
+		return s, expectationsError("max age must lie in [0, " + MaxAgeLimit.String() + "]")
+	}
+	if s.future < 0 || s.future > FutureSkewLimit {
+		return s, expectationsError("future skew must lie in [0, " + FutureSkewLimit.String() + "]")
 	}
 	if s.maxAge == 0 {
 		s.maxAge = DefaultMaxAge
@@ -168,7 +175,7 @@ func checkClaims(k *publicKey, c *claims, iat int64, exp *Expectations, st *sett
 		Thumbprint:    jkt,
 		Key:           k.jose(),
 		ReplayKey:     ReplayKey{JTI: c.JTI, URI: htu},
-		RememberUntil: issued.Add(st.maxAge + st.future),
+		RememberUntil: issued.Add(RememberFor),
 	}, nil
 }
 

@@ -211,6 +211,7 @@ func TestCheckIATWindow(t *testing.T) {
 		{0, 0}, // defaults
 		{time.Minute, 5 * time.Second},
 		{time.Second, time.Second},
+		{dpop.MaxAgeLimit, dpop.FutureSkewLimit}, // the largest allowed
 	} {
 		exp := dpop.Expectations{Method: "POST", URI: testURI, MaxAge: w.maxAge, FutureSkew: w.skew}
 		maxAge, skew := w.maxAge, w.skew
@@ -236,7 +237,7 @@ func TestCheckIATWindow(t *testing.T) {
 				if err != nil {
 					t.Fatalf("window %v/%v iat %v: %v", maxAge, skew, c.iat.Sub(testNow), err)
 				}
-				if want := c.iat.Add(maxAge + skew); !p.RememberUntil.Equal(want) {
+				if want := c.iat.Add(dpop.RememberFor); !p.RememberUntil.Equal(want) {
 					t.Fatalf("RememberUntil %v, want %v", p.RememberUntil, want)
 				}
 				continue

@@ -48,7 +48,8 @@
 //     normalised by NormalizeURI (RFC 3986 §6.2.2 syntax-based and §6.2.3
 //     scheme-based normalisation; query and fragment are ignored).
 //  10. iat: now-MaxAge <= iat <= now+FutureSkew (both edges included;
-//     defaults DefaultMaxAge = 5 minutes and DefaultFutureSkew = 30 seconds).
+//     defaults DefaultMaxAge = 5 minutes and DefaultFutureSkew = 30 seconds,
+//     at most MaxAgeLimit = 15 minutes and FutureSkewLimit = 5 minutes).
 //  11. nonce: when Expectations.Nonce is set, the proof carries an equal
 //     nonce; failures also match [ErrNonce], so that a server can answer with
 //     a fresh DPoP-Nonce (RFC 9449 §8).
@@ -60,7 +61,9 @@
 //
 // Verify does not remember jti values: replay detection is stateful and is
 // the caller's job. Proof.ReplayKey (jti plus the normalised htu) and
-// Proof.RememberUntil are what to record, for example with
+// Proof.RememberUntil (iat + [RememberFor], the largest window any
+// verifier may use, so that verifiers with different windows can share
+// one replay store) are what to record, for example with
 // [Proof.Remember] and a [MemoryReplayCache]. Replay is keyed on the jti, never
 // on the proof bytes, because ECDSA signatures are malleable.
 //

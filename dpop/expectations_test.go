@@ -17,17 +17,19 @@ func TestCheckExpectationsErrors(t *testing.T) {
 	valid := mustMake(t, es, "POST", testURI, dpop.MakeOptions{})
 	algs := func(a ...jose.SignatureAlgorithm) []jose.SignatureAlgorithm { return a }
 	for name, exp := range map[string]dpop.Expectations{
-		"none listed":    {Method: "POST", URI: testURI, Algorithms: algs(jose.ES256, "none")},
-		"HS256 listed":   {Method: "POST", URI: testURI, Algorithms: algs(jose.HS256)},
-		"HS512 listed":   {Method: "POST", URI: testURI, Algorithms: algs(jose.ES256, jose.HS512)},
-		"RS256 listed":   {Method: "POST", URI: testURI, Algorithms: algs(jose.RS256)},
-		"empty list":     {Method: "POST", URI: testURI, Algorithms: []jose.SignatureAlgorithm{}},
-		"no method":      {URI: testURI},
-		"no uri":         {Method: "POST"},
-		"relative uri":   {Method: "POST", URI: "/token"},
-		"negative age":   {Method: "POST", URI: testURI, MaxAge: -time.Second},
-		"negative skew":  {Method: "POST", URI: testURI, FutureSkew: -time.Second},
-		"window too big": {Method: "POST", URI: testURI, MaxAge: dpop.MaxWindow + time.Second},
+		"none listed":   {Method: "POST", URI: testURI, Algorithms: algs(jose.ES256, "none")},
+		"HS256 listed":  {Method: "POST", URI: testURI, Algorithms: algs(jose.HS256)},
+		"HS512 listed":  {Method: "POST", URI: testURI, Algorithms: algs(jose.ES256, jose.HS512)},
+		"RS256 listed":  {Method: "POST", URI: testURI, Algorithms: algs(jose.RS256)},
+		"empty list":    {Method: "POST", URI: testURI, Algorithms: []jose.SignatureAlgorithm{}},
+		"no method":     {URI: testURI},
+		"no uri":        {Method: "POST"},
+		"relative uri":  {Method: "POST", URI: "/token"},
+		"negative age":  {Method: "POST", URI: testURI, MaxAge: -time.Second},
+		"negative skew": {Method: "POST", URI: testURI, FutureSkew: -time.Second},
+		"age too big":   {Method: "POST", URI: testURI, MaxAge: dpop.MaxAgeLimit + time.Nanosecond},
+		"skew too big":  {Method: "POST", URI: testURI, FutureSkew: dpop.FutureSkewLimit + time.Nanosecond},
+		"a day":         {Method: "POST", URI: testURI, MaxAge: 24 * time.Hour},
 	} {
 		_, err := dpop.Verify(valid, exp, testNow)
 		if !errors.Is(err, dpop.ErrExpectations) || errors.Is(err, dpop.ErrInvalid) {

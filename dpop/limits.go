@@ -18,8 +18,25 @@ const (
 	// may lie, to absorb clock skew, when Expectations.FutureSkew is zero.
 	DefaultFutureSkew = 30 * time.Second
 
-	// MaxWindow bounds Expectations.MaxAge and Expectations.FutureSkew.
-	MaxWindow = 24 * time.Hour
+	// MaxAgeLimit bounds Expectations.MaxAge. RFC 9449 §11.1 expects a
+	// short window (seconds or minutes), and a proof is remembered for
+	// the largest window any verifier may use (RememberFor): three times
+	// the default leaves room for slow clients without making every
+	// replay store keep each proof for a day.
+	MaxAgeLimit = 15 * time.Minute
+
+	// FutureSkewLimit bounds Expectations.FutureSkew: clocks of hosts
+	// kept by NTP differ by far less than a second, and a host whose
+	// clock is minutes off needs fixing, not a wider window.
+	FutureSkewLimit = 5 * time.Minute
+
+	// RememberFor is how long after its iat a proof is remembered
+	// (Proof.RememberUntil): no verifier, whatever its MaxAge, accepts a
+	// proof later than iat + MaxAgeLimit, and FutureSkewLimit more covers
+	// verifiers sharing one replay store whose clocks differ by up to
+	// that much. So verifiers of different windows can share a store: a
+	// proof one admitted is refused by every other as replayed.
+	RememberFor = MaxAgeLimit + FutureSkewLimit
 
 	// MaxProofBytes is the largest proof [Verify] accepts; longer input is
 	// refused before any decoding.

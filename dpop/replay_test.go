@@ -52,6 +52,38 @@ func TestReplaySameJTIRefused(t *testing.T) {
 	}
 }
 
+// Verifiers with different windows sharing one replay cache accept a
+// proof once: it is remembered for the largest window any verifier may
+// use, not only the window of the one that saw it first. A 60 s verifier
+// accepts it at its iat; a 300 s one two minutes later, and one of the
+// largest window at its last instant, refuse it.
+func TestReplayAcrossWindows(t *testing.T) {
+	es := newKey(t, "ES256", 1)
+	cache := dpop.NewMemoryReplayCache(16)
+	proof := mustMake(t, es, "POST", testURI, dpop.MakeOptions{IssuedAt: testNow})
+	for i, v := range []struct {
+		maxAge, skew time.Duration
+		at           time.Time
+	}{
+		{time.Minute, 0, testNow},
+		{5 * time.Minute, 0, testNow.Add(2 * time.Minute)},
+		{dpop.MaxAgeLimit, dpop.FutureSkewLimit, testNow.Add(dpop.MaxAgeLimit)},
+	} {
+		exp := dpop.Expectations{Method: "POST", URI: testURI, MaxAge: v.maxAge, FutureSkew: v.skew}
+		p, err := dpop.Verify(proof, exp, v.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Remember(cache, v.at)
+		if i == 0 && err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			wantRefused(t, err, dpop.CheckReplay)
+		}
+	}
+}
+
 // RFC 9449 §5: the two token-request example proofs share a jti and are
 // 2680 s apart, so a cache keyed on jti+htu accepts both in turn.
 func TestReplayRFC9449SharedJTI(t *testing.T) {

@@ -71,7 +71,7 @@ func TestRFC9449Proofs(t *testing.T) {
 			if p.ReplayKey != (dpop.ReplayKey{JTI: pv.JTI, URI: pv.HTU}) {
 				t.Fatalf("replay key = %+v", p.ReplayKey)
 			}
-			want := now.Add(dpop.DefaultMaxAge + dpop.DefaultFutureSkew)
+			want := now.Add(dpop.RememberFor)
 			if !p.RememberUntil.Equal(want) {
 				t.Fatalf("remember until %v, want %v", p.RememberUntil, want)
 			}

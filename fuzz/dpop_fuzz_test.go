@@ -160,7 +160,7 @@ func checkAcceptedProof(t *testing.T, c dpopCase, proof string, p *dpop.Proof) {
 		t.Fatalf("jti of %d bytes accepted", len(p.JTI))
 	case p.ReplayKey != (dpop.ReplayKey{JTI: p.JTI, URI: wantURI}):
 		t.Fatalf("replay key %+v", p.ReplayKey)
-	case !p.RememberUntil.Equal(p.IssuedAt.Add(maxAge + skew)):
+	case !p.RememberUntil.Equal(p.IssuedAt.Add(dpop.RememberFor)):
 		t.Fatalf("remember until %v for iat %v", p.RememberUntil, p.IssuedAt)
 	case len(proof) > dpop.MaxProofBytes || strings.Count(proof, ".") != 2:
 		t.Fatalf("accepted a proof of %d bytes and %d dots", len(proof), strings.Count(proof, "."))

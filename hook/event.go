@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tickettool/tickettool/internal/argsubject"
+	"github.com/tickettool/tickettool/internal/jcs"
 )
 
 // errInput is matched by the error of an event the hook cannot read: it
@@ -284,7 +285,7 @@ func object(data []byte) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		name, _ := tok.(string)
-		if f := argsubject.FoldKey(name); folded[f] {
+		if f := jcs.FoldName(name); folded[f] {
 			return nil, fmt.Errorf("member %q appears twice", name)
 		} else {
 			folded[f] = true

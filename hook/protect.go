@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tickettool/tickettool/internal/argsubject"
+	"github.com/tickettool/tickettool/internal/jcs"
 	"github.com/tickettool/tickettool/internal/pathcheck"
 	"golang.org/x/text/unicode/norm"
 )
@@ -93,4 +93,4 @@ func covers(prot, path string, dir bool) bool {
 	return !dir && (strings.HasPrefix(path, prot+"-") || strings.HasPrefix(path, prot+"."))
 }
 
-func fold(s string) string { return argsubject.FoldKey(norm.NFC.String(filepath.Clean(s))) }
+func fold(s string) string { return jcs.FoldName(norm.NFC.String(filepath.Clean(s))) }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/jcs"
 )
 
 // What the agent may send: the names, ids and shapes of its messages that
@@ -96,7 +98,7 @@ func trimJSON(b []byte) []byte {
 }
 
 // aliasError names a member whose name equals a name the proxy reads under
-// Unicode case folding without being byte-equal to it. Servers that decode
+// Unicode case folding (jcs.FoldName) without being byte-equal to it. Servers that decode
 // with Go's encoding/json match names that way ("Method", "ſtatus", "Key"),
 // so they would act on a member the proxy never saw.
 type aliasError struct{ where, name, want string }
@@ -115,9 +117,9 @@ func checkAliases(where string, fields map[string]json.RawMessage, names ...stri
 		if slices.Contains(names, f) {
 			continue
 		}
-		fk := foldKey(f)
+		fk := jcs.FoldName(f)
 		for _, n := range names {
-			if foldKey(n) == fk && (found == nil || f < found.name) {
+			if jcs.FoldName(n) == fk && (found == nil || f < found.name) {
 				found = &aliasError{where: where, name: f, want: n}
 			}
 		}

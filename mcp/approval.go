@@ -1,14 +1,14 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/jcs"
 	"github.com/tickettool/tickettool/internal/shell"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
@@ -21,9 +21,12 @@ const DischargeSuffix = ".dis"
 // callArgs returns a call's arguments as the args digest covers them (the
 // JSON text of params.arguments, "{}" when absent) and their digest, nil
 // when caveat.ArgsDigest refuses them (the request then carries none).
+// A present arguments is its value, null included (spec/CAVEATS.md, "The
+// args digest"): a discharge for --args null allows only a call that sends
+// null, and one for --args '{}' does not allow it.
 func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
 	text := []byte("{}")
-	if raw, ok := present(params, "arguments"); ok {
+	if raw, ok := params["arguments"]; ok && len(raw) > 0 {
 		text = raw
 	}
 	d, err := caveat.ArgsDigest(text)
@@ -33,57 +36,20 @@ func callArgs(params map[string]json.RawMessage) ([]byte, []byte) {
 	return text, d
 }
 
-// poolDischarges reads the discharges in dir (the lines of its *.dis
-// regular files, in name order) and picks, for each approval of st, at
-// most one whose binding is the approval's (spec/FORMAT.md §7: a pool is
-// filtered by binding): not expired at now, whose args caveat, if any, is
-// the call's digest, the latest until among them. Unreadable or malformed
-// files are logged and skipped.
-func (p *Proxy) poolDischarges(st *ticketState, digest []byte, now time.Time) []string {
-	pool := p.readPool()
-	var out []string
-	for _, a := range st.approvals {
-		var best *token.Discharge
-		var bestText string
-		var bestUntil int64
-		for text, d := range pool {
-			if d.UnverifiedBinding() != a.Binding {
-				continue
-			}
-			until, ok := usable(d, digest, now)
-			if ok && (best == nil || until > bestUntil || until == bestUntil && text < bestText) {
-				best, bestText, bestUntil = d, text, until
-			}
-		}
-		if best != nil {
-			out = append(out, bestText)
-		}
-	}
-	return out
-}
-
-// usable reports whether d can allow the call now (its until, its args),
-// and its until.
-func usable(d *token.Discharge, digest []byte, now time.Time) (int64, bool) {
-	var until int64
-	for _, c := range d.UnverifiedCaveats() {
-		switch c.Kind {
-		case caveat.Until:
-			until = c.Time
-		case caveat.Args:
-			if !bytes.Equal(c.Bytes, digest) {
-				return 0, false
-			}
-		}
-	}
-	return until, now.Unix() < until
+// foldCollision reports whether the args digest refuses args for two
+// member names of one object, at any depth, equal under case folding
+// (spec/CAVEATS.md, "The args digest"). It reads args again, and only
+// for a call the digest refused.
+func foldCollision(args []byte) bool {
+	_, err := jcs.Canonical(args)
+	return errors.Is(err, jcs.ErrFoldCollision)
 }
 
 // approvalText is what the agent is told for the approvals a refused call
 // needs: who must approve (key id, location, code) and the command they
 // run. With a discharge directory, the call's arguments are written there
-// first, so the command says --args @FILE and its output lands where the
-// proxy reads it.
+// first, so the command says --args @FILE, and --out PATH puts the
+// discharge where the proxy reads it first (dischargeNames).
 func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, args, digest []byte) string {
 	var parts []string
 	seen := map[int]bool{}
@@ -117,25 +83,35 @@ func (p *Proxy) approveLine(a token.UnverifiedApproval, tool string, args, diges
 	if c, err := caveat.NewTools(tool); err != nil || len(c.List) != 1 {
 		return fmt.Sprintf("approval needed from %s (code %s), but the tool name is not one a discharge can name", who, code)
 	}
-	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
-	var redirect []string
-	if digest != nil {
-		argsRef := shell.Quote(string(args))
-		if len(args) > maxInlineArgs {
-			argsRef = "@ARGS.json" // a file holding the call's arguments
-		}
-		if p.cfg.DischargeDir != "" {
-			name := argsName(code, tool, digest)
-			if path, err := p.writeArgs(name, args); err != nil {
-				p.log.Printf("discharge directory: %v", err)
-			} else {
-				argsRef = shell.Quote("@" + path)
-				redirect = []string{">", shell.Quote(filepath.Join(p.cfg.DischargeDir, name+DischargeSuffix))}
-			}
-		}
-		cmd = append(cmd, "--once --args", argsRef)
+	// Arguments without a digest (a number the digest cannot keep exact,
+	// names equal under case folding, too deep) cannot be pinned: a
+	// command without --args would approve any arguments for the tool,
+	// and the agent chose the arguments, so it gets no command.
+	if digest == nil {
+		return fmt.Sprintf("approval needed from %s (code %s), but the call's arguments have no args digest "+
+			"(spec/CAVEATS.md), so no approval can be limited to them: send arguments that have one", who, code)
 	}
+	cmd := []string{"tickettool approve --key", shell.Quote(a.Approver.KeyID + ".key")}
+	argsRef := shell.Quote(string(args))
+	if len(args) > maxInlineArgs {
+		argsRef = "@ARGS.json" // a file holding the call's arguments
+	}
+	var out []string
+	if p.cfg.DischargeDir != "" {
+		name := argsName(code, tool, digest)
+		if path, err := p.writeArgs(name, args); err != nil {
+			p.log.Printf("discharge directory: %v", err)
+		} else {
+			// --out, never a shell redirect: the name is told to the
+			// agent before the person runs the command, and approve
+			// refuses a file or link the agent put there first where
+			// a redirect would write through it.
+			argsRef = shell.Quote("@" + path)
+			out = []string{"--out", shell.Quote(filepath.Join(p.cfg.DischargeDir, p.freeDischargeName(name)))}
+		}
+	}
+	cmd = append(cmd, "--once --args", argsRef)
+	cmd = append(cmd, out...)
 	cmd = append(cmd, shell.Quote("tools="+tool), p.cfg.ApproveTicket)
-	cmd = append(cmd, redirect...)
 	return fmt.Sprintf("approval needed from %s (code %s): ask them to check the code and run: %s", who, code, strings.Join(cmd, " "))
 }

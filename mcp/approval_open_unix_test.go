@@ -100,9 +100,8 @@ func TestDischargeFileKinds(t *testing.T) {
 	}
 }
 
-// TestDischargeDirFIFORace (the review's demonstration, shortened): a
-// file that is regular when the directory is listed and a FIFO when it is
-// opened must not block readPool.
+// TestDischargeDirFIFORace: a file that is regular when the directory is
+// listed and a FIFO when it is opened must not block readPool.
 func TestDischargeDirFIFORace(t *testing.T) {
 	p, _, dir, _ := approvalProxy(t)
 	fifo := filepath.Join(dir, "f.tmp")
@@ -128,7 +127,7 @@ func TestDischargeDirFIFORace(t *testing.T) {
 	go func() {
 		defer close(done)
 		for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
-			p.readPool()
+			p.readPool(nil, t0)
 		}
 	}()
 	select {

@@ -124,9 +124,17 @@ func TestApprovalText(t *testing.T) {
 	}
 	got := p.approvalText(st, rs, "post", args, digest)
 	want := "approval needed from lead at https://chat.example.com/lead (code " + code + "): ask them to check the code and run: " +
-		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " tools=post @/etc/fs.ticket > " + filepath.Join(dir, name+".dis")
+		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " --out " + filepath.Join(dir, name+".dis") + " tools=post @/etc/fs.ticket"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	// A name already taken (a discharge used up, or a link the agent
+	// planted) is not announced again: approve --out would refuse it.
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, name+".dis")); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.approvalText(st, rs, "post", args, digest); !strings.Contains(got, " --out "+filepath.Join(dir, name+"-2.dis")+" ") {
+		t.Fatalf("taken name announced again: %s", got)
 	}
 	fi, err := os.Stat(filepath.Join(dir, name+".json"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
@@ -140,14 +148,15 @@ func TestApprovalText(t *testing.T) {
 		t.Fatalf("no approval refusal, yet %q", got)
 	}
 	// Without a directory the arguments are quoted inline; arguments
-	// without a digest give a command without --args.
+	// without a digest give no command: one without --args would approve
+	// any arguments the agent sends.
 	p.cfg.DischargeDir = ""
 	got = p.approvalText(st, rs, "post", args, digest)
 	if !strings.HasSuffix(got, `run: tickettool approve --key lead.key --once --args '{"path":"/srv/post.txt","content":"it'\''s Q3"}' tools=post @/etc/fs.ticket`) {
 		t.Fatalf("inline: %s", got)
 	}
 	got = p.approvalText(st, rs, "post", args, nil)
-	if !strings.HasSuffix(got, "run: tickettool approve --key lead.key tools=post @/etc/fs.ticket") {
+	if strings.Contains(got, "tickettool approve") || !strings.Contains(got, "(code "+code+"), but the call's arguments have no args digest") {
 		t.Fatalf("no digest: %s", got)
 	}
 	// The tool name is the agent's: one that tools= would read as two
@@ -158,6 +167,13 @@ func TestApprovalText(t *testing.T) {
 			t.Errorf("tool %q: %s", tool, got)
 		}
 	}
+}
+
+// pick returns the discharges a write_file call with the args digest
+// carries.
+func pick(p *Proxy, digest []byte) []string {
+	got, _ := p.poolDischarges(p.state(), &caveat.Request{Tool: "write_file", Op: "invoke", Args: digest}, t0)
+	return got
 }
 
 // TestPoolDischarges: from a directory holding discharges for several
@@ -186,7 +202,7 @@ func TestPoolDischarges(t *testing.T) {
 	write("junk.dis", "dis1_AAAA\nnot a discharge\n")
 	good := approve(t, tk, untilC(t, 5*time.Minute), argsC(t, args))
 	write("good.txt", good) // not *.dis: never read
-	if got := p.poolDischarges(p.state(), digest, t0); len(got) != 0 {
+	if got := pick(p, digest); len(got) != 0 {
 		t.Fatalf("picked %q", got)
 	}
 	if !strings.Contains(lg.String(), "discharge file junk.dis line 1: skipped") {
@@ -194,23 +210,23 @@ func TestPoolDischarges(t *testing.T) {
 	}
 	// A discharge for the sibling's approval never matches.
 	write("sibling.dis", approve(t, other, untilC(t, 9*time.Minute), argsC(t, args)))
-	if got := p.poolDischarges(p.state(), digest, t0); len(got) != 0 {
+	if got := pick(p, digest); len(got) != 0 {
 		t.Fatalf("picked the sibling's %q", got)
 	}
 	write("good.dis", good)
-	got := p.poolDischarges(p.state(), digest, t0)
+	got := pick(p, digest)
 	if len(got) != 1 || got[0] != good {
 		t.Fatalf("picked %d: %q", len(got), got)
 	}
 	// The latest until wins among usable ones; one without args is usable.
 	later := approve(t, tk, untilC(t, 9*time.Minute))
 	write("later.dis", later)
-	if got := p.poolDischarges(p.state(), digest, t0); len(got) != 1 || got[0] != later {
+	if got := pick(p, digest); len(got) != 1 || got[0] != later {
 		t.Fatalf("picked %q", got)
 	}
 	// The call without a digest cannot use an args discharge.
 	os.Remove(filepath.Join(dir, "later.dis"))
-	if got := p.poolDischarges(p.state(), nil, t0); len(got) != 0 {
+	if got := pick(p, nil); len(got) != 0 {
 		t.Fatalf("picked %q for a call without digest", got)
 	}
 }
@@ -218,8 +234,8 @@ func TestPoolDischarges(t *testing.T) {
 // TestApprovalFlow: through the proxy, a write_file to a ticket with an
 // approval is refused, telling the agent the approve command; once the
 // discharge that command makes is in the directory (no restart), the
-// same call is allowed once, and refused again. Needs verify's step 6a
-// and the guard's discharge budgets (issue #19).
+// same call is allowed once, and refused again (the guard's discharge
+// budgets).
 func TestApprovalFlow(t *testing.T) {
 	s, dir := startApproval(t)
 	args := map[string]any{"path": filepath.Join(s.dir, "post.txt"), "content": "Q3 prices up 3%"}
@@ -258,17 +274,19 @@ func mustCalls(t testing.TB, n uint64) caveat.Caveat {
 	return c
 }
 
-// TestCallArgs: the args digest covers params.arguments, and "{}" when
-// they are absent or null; arguments JCS cannot canonicalise give none.
+// TestCallArgs: the args digest covers params.arguments, "{}" when they
+// are absent and the value null when they are null (spec/CAVEATS.md);
+// arguments JCS cannot canonicalise give none.
 func TestCallArgs(t *testing.T) {
 	empty, _ := caveat.ArgsDigest([]byte("{}"))
+	null, _ := caveat.ArgsDigest([]byte("null"))
 	obj, _ := caveat.ArgsDigest([]byte(`{"b":1,"a":"x"}`))
 	for _, tc := range []struct {
 		params map[string]json.RawMessage
 		want   []byte
 	}{
 		{map[string]json.RawMessage{}, empty},
-		{map[string]json.RawMessage{"arguments": json.RawMessage("null")}, empty},
+		{map[string]json.RawMessage{"arguments": json.RawMessage("null")}, null},
 		{map[string]json.RawMessage{"arguments": json.RawMessage(`{"a":"x","b":1.0}`)}, obj},
 		{map[string]json.RawMessage{"arguments": json.RawMessage(`{"n":1e400}`)}, nil},
 	} {

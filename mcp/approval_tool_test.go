@@ -32,14 +32,16 @@ func TestApprovalToolBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The CAVEAT words of the command: after --args FILE, before the ticket.
+	// The CAVEAT words of the command: after --args FILE and --out PATH,
+	// before the ticket.
 	cavs := []caveat.Caveat{untilC(t, 10*time.Minute), argsC(t, string(b)), mustCalls(t, 1)}
 	var named []string
-	for _, w := range words[1:] {
-		if w == s.p.cfg.ApproveTicket {
-			break
+	for i := 1; i < len(words) && words[i] != s.p.cfg.ApproveTicket; i++ {
+		if words[i] == "--out" {
+			i++ // its PATH
+			continue
 		}
-		named = append(named, w)
+		named = append(named, words[i])
 	}
 	extra, err := caveat.ParseAll(named, t0)
 	if err != nil {

@@ -34,7 +34,7 @@ type pendingCall struct {
 	paths      []string
 	urls       []string
 	spec       ToolArgs
-	args       []byte      // params.arguments, "{}" when absent
+	args       []byte      // params.arguments ("null" too), "{}" when absent
 	digest     []byte      // the args digest of args; nil when it has none
 	known      bool        // the profile knows the tool
 	cancelled  atomic.Bool // the agent cancelled it before it was checked
@@ -69,11 +69,18 @@ func agentParams(m *message) (map[string]json.RawMessage, error) {
 	return params, nil
 }
 
+// errArgsNames is the answer to a call whose arguments are not an object,
+// or hold, in an object at any depth, two member names equal under case
+// folding: the server may read either member as the other.
+const errArgsNames = "params.arguments must be a JSON object in which no object, at any depth, " +
+	"has two member names equal under case folding"
+
 // parseCall reads a tools/call without deciding it: a call that is
-// malformed (wrong types, a duplicate or look-alike member name, a relative
-// path the server would resolve where the guard cannot see) gets a
-// JSON-RPC invalid-params answer and no receipt, since it is not a
-// decision on the ticket.
+// malformed (wrong types, a duplicate or look-alike member name, two names
+// equal under case folding at any depth of the arguments, a relative path
+// the server would resolve where the guard cannot see) gets a JSON-RPC
+// invalid-params answer and no receipt, since it is not a decision on the
+// ticket.
 func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*pendingCall, []byte) {
 	if params == nil || !utf8.Valid(m.fields["params"]) {
 		return nil, p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
@@ -90,10 +97,13 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 	if raw, ok := present(params, "arguments"); ok {
 		var err error
 		if args, err = strictObject(raw); err != nil {
-			return nil, p.malformed(m, "params.arguments must be a JSON object without duplicate names")
+			return nil, p.malformed(m, errArgsNames)
 		}
 	}
 	c.args, c.digest = callArgs(params)
+	if c.digest == nil && foldCollision(c.args) {
+		return nil, p.malformed(m, errArgsNames)
+	}
 	c.spec, c.known = p.cfg.Profile.Tools[c.name]
 	var err error
 	if c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args); err != nil {
@@ -137,8 +147,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	if len(req.Paths) == 0 {
 		req.Paths = nil
 	}
+	var skipped skipCounts
 	if len(st.approvals) > 0 && p.cfg.DischargeDir != "" {
-		req.Discharges = p.poolDischarges(st, c.digest, now)
+		req.Discharges, skipped = p.poolDischarges(st, req, now)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
 	defer cancel()
@@ -154,6 +165,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	text := RefusalPrefix + refusalText(d.Refusals)
 	if ask := p.approvalText(st, d.Refusals, req.Tool, c.args, c.digest); ask != "" {
 		text += "; " + string(escapeControls(nil, []byte(ask)))
+	}
+	if note := skipped.String(); note != "" {
+		text += "; " + note
 	}
 	p.log.Printf("tools/call %q: %s", c.name, text)
 	return verdict{answer: refusalResponse(c.m.id, text, c.modernForm)}

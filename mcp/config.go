@@ -64,18 +64,25 @@ type Config struct {
 	// means DefaultGateTimeout.
 	GateTimeout time.Duration
 	// DischargeDir, when set, is where discharges for the ticket's
-	// approval caveats (issue #19) are dropped (New makes the path
+	// approval caveats are dropped (New makes the path
 	// absolute, for the approve commands it gives): every regular file named
 	// *.dis ([DischargeSuffix]), one discharge text per line. It is read
 	// anew for each call to a ticket with approval caveats, so a
 	// discharge dropped there counts from the next call on, without a
 	// restart; for each approval the call carries at most one discharge
-	// whose binding is the approval's (the usable one, not expired and of
-	// the call's args if it names any, with the latest until). A call
+	// whose binding is the approval's: one that passes its caveats for
+	// the call but for its budgets, from a file the guard announced for
+	// this call first, then the latest until. The announced files are read
+	// first, then the other *.dis files in name order, at most
+	// maxDischargeFiles per call; a regular file all of whose discharges
+	// have expired (with Options.Skew) is removed, and a refusal says how
+	// many files were skipped and why. A call
 	// refused for an approval first writes its arguments to CODE-HEX.json
 	// there (mode 0600; CODE the approval's code, HEX the first 8 bytes of
 	// the args digest), so that the approve command the agent is given
-	// says --args @FILE and writes the discharge to CODE-HEX.dis.
+	// says --args @FILE and --out DIR/CODE-HEX.dis (CODE-HEX-2.dis and so
+	// on when that exists: approve --out creates the file, never replacing
+	// one nor writing through a link the agent may have planted there).
 	DischargeDir string
 	// ApproveTicket is how the approve command in a refusal names the
 	// ticket, a shell word inserted as is (e.g. "@/home/me/fs.ticket");

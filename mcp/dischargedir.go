@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,60 +24,45 @@ import (
 // discharges from its *.dis files and writes there the arguments of
 // calls refused for an approval.
 
-// readPool reads every discharge of Config.DischargeDir, by text.
-func (p *Proxy) readPool() map[string]*token.Discharge {
-	pool := map[string]*token.Discharge{}
-	entries, err := os.ReadDir(p.cfg.DischargeDir)
-	if err != nil {
-		p.log.Printf("discharge directory: %v", err)
-		return pool
-	}
-	files := 0
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), DischargeSuffix) || !e.Type().IsRegular() {
-			continue
-		}
-		if files++; files > maxDischargeFiles {
-			p.log.Printf("discharge directory: more than %d %s files: the rest are not read", maxDischargeFiles, DischargeSuffix)
-			break
-		}
-		p.readDischargeFile(filepath.Join(p.cfg.DischargeDir, e.Name()), pool)
-	}
-	return pool
+// fileRead is what readDischargeFile found in one file.
+type fileRead struct {
+	info      fs.FileInfo // the file read (nil when skipped whole)
+	malformed int         // lines that are not discharges (skipped)
 }
 
 // readDischargeFile adds the discharges of one file, one per line, to
 // pool. The file must be a regular file, reached without a symbolic link
 // (openDischarge), of at most maxDischargeFileBytes, every line at most
 // token.MaxDischargeTextBytes: otherwise none of its discharges is added,
-// and the log says why.
-func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge) {
+// the log says why, and the result's info is nil.
+func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge) fileRead {
 	name := filepath.Base(path)
 	f, err := openDischarge(path)
 	if err != nil {
 		p.log.Printf("discharge file %s: skipped: %v", name, err)
-		return
+		return fileRead{}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		p.log.Printf("discharge file %s: skipped: %v", name, err)
-		return
+		return fileRead{}
 	}
 	if !fi.Mode().IsRegular() {
 		p.log.Printf("discharge file %s: skipped: not a regular file", name)
-		return
+		return fileRead{}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxDischargeFileBytes+1))
 	switch {
 	case err != nil:
 		p.log.Printf("discharge file %s: skipped: %v", name, err)
-		return
+		return fileRead{}
 	case len(data) > maxDischargeFileBytes:
 		p.log.Printf("discharge file %s: skipped: longer than %d bytes", name, maxDischargeFileBytes)
-		return
+		return fileRead{}
 	}
 	found := map[string]*token.Discharge{}
+	r := fileRead{info: fi}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, token.MaxDischargeTextBytes+2)
 	n := 0
@@ -89,15 +75,17 @@ func (p *Proxy) readDischargeFile(path string, pool map[string]*token.Discharge)
 		d, err := token.ParseDischarge(line)
 		if err != nil {
 			p.log.Printf("discharge file %s line %d: skipped: %v", name, n, err)
+			r.malformed++
 			continue
 		}
 		found[line] = d
 	}
 	if err := sc.Err(); err != nil {
 		p.log.Printf("discharge file %s: skipped: line %d: longer than a discharge (%d bytes)", name, n+1, token.MaxDischargeTextBytes)
-		return
+		return fileRead{}
 	}
 	maps.Copy(pool, found)
+	return r
 }
 
 // argsName names the files of one refused call in the discharge
@@ -111,6 +99,32 @@ func argsName(code, tool string, digest []byte) string {
 	h.Write([]byte{0})
 	h.Write(digest)
 	return code + "-" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// dischargeNames are the names of the discharge files the guard announces
+// for the refused calls named name (argsName): NAME.dis, then NAME-2.dis
+// to NAME-N.dis (N = maxAnnouncedNames) for when the earlier ones exist
+// (approve --out never replaces a file). The guard reads these first for
+// a call of that name, before the rest of the directory.
+func dischargeNames(name string) []string {
+	out := []string{name + DischargeSuffix}
+	for i := 2; i <= maxAnnouncedNames; i++ {
+		out = append(out, name+"-"+strconv.Itoa(i)+DischargeSuffix)
+	}
+	return out
+}
+
+// freeDischargeName returns the first of dischargeNames(name) that does
+// not exist in the discharge directory (not even as a link), or the first
+// when all exist: approve --out then refuses it, and the person sees why.
+func (p *Proxy) freeDischargeName(name string) string {
+	names := dischargeNames(name)
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(p.cfg.DischargeDir, n)); errors.Is(err, fs.ErrNotExist) {
+			return n
+		}
+	}
+	return names[0]
 }
 
 // writeArgs writes a call's arguments to NAME.json in the discharge

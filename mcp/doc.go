@@ -33,15 +33,17 @@
 //     never reaches the server; the agent gets a result with isError and one
 //     text block, [RefusalPrefix] followed by every verify.Refusal.String,
 //     joined by "; ". A call whose subject arguments have the wrong type,
-//     or whose params or arguments repeat a member name (under case
-//     folding), gets a JSON-RPC invalid-params error and no receipt; a call
+//     whose params repeat a member name (under case folding), or whose
+//     arguments hold an object, at any depth, with two member names equal
+//     under case folding (spec/CAVEATS.md, "The args digest"), gets a
+//     JSON-RPC invalid-params error and no receipt; a call
 //     whose receipt cannot be written gets an internal error. Every
 //     tools/call is a call: the retry of a multi round-trip call is checked
 //     and charged again. A tools/call without an id is dropped; a
 //     task-augmented one, and one with a relative path under a profile with
 //     AbsolutePaths, get an invalid-params error.
-//   - Approvals (issue #19): every tools/call carries Request.Args, the
-//     args digest of params.arguments ("{}" when absent or null; none when
+//   - Approvals: every tools/call carries Request.Args, the args digest
+//     of params.arguments ("{}" when absent, null when null; none when
 //     caveat.ArgsDigest refuses them). For a ticket with approval caveats,
 //     Config.DischargeDir is read anew on each call and the call carries,
 //     per approval, at most one discharge whose binding is the approval's

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tickettool/tickettool/internal/argsubject"
+	"github.com/tickettool/tickettool/internal/jcs"
 )
 
 // JSON-RPC error codes the proxy answers with.
@@ -48,9 +48,9 @@ var (
 
 // parseMessage parses one line. With strict set (messages from the agent)
 // the object must not hold two member names that are equal under Unicode
-// case folding: a server decoding case-insensitively (Go's encoding/json)
-// or keeping the first of duplicates would otherwise act on a member the
-// proxy did not look at.
+// case folding (jcs.FoldName, the rule of the args digest): a server
+// decoding case-insensitively (Go's encoding/json) or keeping the first of
+// duplicates would otherwise act on a member the proxy did not look at.
 func parseMessage(line []byte, strict bool) (*message, error) {
 	var fields map[string]json.RawMessage
 	var err error
@@ -102,7 +102,7 @@ func strictObject(data []byte) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		name, _ := tok.(string)
-		f := foldKey(name)
+		f := jcs.FoldName(name)
 		if _, dup := folded[f]; dup {
 			return nil, errDupKey
 		}
@@ -121,10 +121,6 @@ func strictObject(data []byte) (map[string]json.RawMessage, error) {
 	}
 	return fields, nil
 }
-
-// foldKey is [argsubject.FoldKey]: two names are equal under Unicode
-// simple case folding exactly when their fold keys are equal.
-func foldKey(s string) string { return argsubject.FoldKey(s) }
 
 // keyOf normalises a JSON-RPC id. It reports false for anything but a
 // string or a number (or a number whose exponent is out of range).

@@ -89,7 +89,8 @@ const maxSafeInteger = 1<<53 - 1
 
 // Limits of the discharge directory (Config.DischargeDir).
 const (
-	// maxDischargeFiles bounds the *.dis files read for one call.
+	// maxDischargeFiles bounds the *.dis files read for one call, those
+	// the guard announced for it first; the rest are counted, not read.
 	maxDischargeFiles = 256
 
 	// maxDischargeFileBytes bounds what is read of one *.dis file: a
@@ -100,6 +101,12 @@ const (
 	// keeps in the discharge directory, one per refused call that needs
 	// an approval: past it, the oldest by modification time are removed.
 	maxArgsFiles = 64
+
+	// maxAnnouncedNames bounds the discharge file names the guard may
+	// announce for one refused call (NAME.dis, NAME-2.dis, ...): a new
+	// name when the earlier ones are taken (by a discharge already used,
+	// say), since approve --out never replaces a file.
+	maxAnnouncedNames = 9
 
 	// maxInlineArgs bounds the arguments a refusal quotes in its approve
 	// command (without a discharge directory); longer ones are named

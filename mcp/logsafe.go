@@ -1,11 +1,10 @@
 package mcp
 
 import (
-	"fmt"
 	"io"
 	"sync"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/escape"
 )
 
 // The guard logs strings the agent and the server choose (tool names,
@@ -16,44 +15,11 @@ import (
 // \xff for a byte that is not UTF-8. Strings the proxy names in its own
 // messages are quoted as well (%q), so where one ends is never in doubt.
 
-// escapeControls appends s to dst with every control character (C0, DEL,
-// C1), every line or paragraph separator, every format character (Unicode
-// category Cf: bidirectional controls, zero-width characters, the BOM,
-// tags…) and every byte that is not UTF-8 escaped; a backslash is written
-// as is, since the escapes are for the eye, not to be parsed back. It
-// escapes the characters cmd/tickettool's escapeText does (but newline).
-func escapeControls(dst, s []byte) []byte {
-	for len(s) > 0 {
-		r, n := utf8.DecodeRune(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			dst = fmt.Appendf(dst, `\x%02x`, s[0])
-		case r == '\n':
-			dst = append(dst, `\n`...)
-		case r == '\r':
-			dst = append(dst, `\r`...)
-		case r == '\t':
-			dst = append(dst, `\t`...)
-		case r < 0x20 || r == 0x7f:
-			dst = fmt.Appendf(dst, `\x%02x`, r)
-		case r > 0xffff && hidden(r):
-			dst = fmt.Appendf(dst, `\U%08x`, r)
-		case hidden(r):
-			dst = fmt.Appendf(dst, `\u%04x`, r)
-		default:
-			dst = append(dst, s[:n]...)
-		}
-		s = s[n:]
-	}
-	return dst
-}
-
-// hidden reports whether r is a character a terminal does not show as
-// itself: a control (Cc), a format character (Cf), a line or paragraph
-// separator (Zl, Zp).
-func hidden(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
+// escapeControls appends s to dst with every control character, line or
+// paragraph separator, format character and byte that is not UTF-8
+// escaped: internal/escape's Controls, the one implementation of this
+// rule.
+func escapeControls(dst, s []byte) []byte { return escape.Controls(dst, s) }
 
 // logWriter is the writer under the proxy's log.Logger: each Write is one
 // message ending in a newline, written with everything before that newline

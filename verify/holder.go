@@ -19,6 +19,9 @@ type DPoPOptions struct {
 	// Algorithms is the allow-list of the proofs' "alg" values (RFC 7518
 	// names: "EdDSA", "ES256"); nil means both.
 	Algorithms []Algorithm
+	// MaxAge and FutureSkew are the proof window (dpop.Expectations); at
+	// most dpop.MaxAgeLimit and dpop.FutureSkewLimit, beyond which the
+	// verifier is misconfigured and refuses every proof.
 	MaxAge     time.Duration
 	FutureSkew time.Duration
 }

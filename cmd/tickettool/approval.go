@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/internal/escape"
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/token"
 )
@@ -183,11 +184,14 @@ func shortKey(k [32]byte) string {
 	return base64.RawURLEncoding.EncodeToString(k[:])[:12]
 }
 
-// approvalWho names an approval for people: key id, short key, location.
+// approvalWho names an approval for people: key id, short key, location,
+// every character of the key id and location outside printable ASCII
+// shown as its code (escape.ASCII), so that a look-alike cannot pass for
+// the approver or the place it imitates.
 func approvalWho(a caveat.Approver) string {
-	s := fmt.Sprintf("%s (key %s…)", a.KeyID, shortKey(a.Key))
+	s := fmt.Sprintf("%s (key %s…)", escape.ASCII(a.KeyID), shortKey(a.Key))
 	if a.Location != "" {
-		s += " at " + a.Location
+		s += " at " + escape.ASCII(a.Location)
 	}
 	return s
 }

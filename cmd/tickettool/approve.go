@@ -12,7 +12,7 @@ import (
 
 const approveUsage = `
 usage: tickettool approve --key APPROVER.key [--until DURATION] [--once] [--args JSON|@FILE]
-                          [--yes] [--now TIME] [CAVEAT...] TICKET
+                          [--out PATH] [--yes] [--now TIME] [--block N] [CAVEAT...] TICKET
 
 Approves, as the approver whose Ed25519 secret key is in APPROVER.key,
 the approval caveats of TICKET (its text, - for standard input, or @PATH
@@ -44,19 +44,36 @@ arguments, to any tool the ticket allows: add tools=NAME for one tool
 (approve warns when the discharge allows more than one). CAVEATs, written
 as for mint (not until, approval or args: use --until and --args), narrow
 the approval further, e.g. tools=post.
+--out PATH writes the discharges to PATH (mode 0600) instead of standard
+output: PATH is created, never overwritten, and never written through a
+link, so a file or link already there is refused (exit status 2). Use it,
+not a shell redirect, for a path another program chose or can write to
+(the mcp guard's discharge directory).
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
+--block N signs only the approval of block N (inspect lists a ticket's
+approvals): without it, approve signs every approval naming the key.
 
-Exit status 1: no approval caveat of the ticket names this key, or the
-answer was not yes.
+Every value shown that came from the ticket or the arguments has each
+character outside printable ASCII written as its code: \uXXXX, or
+\UXXXXXXXX above U+FFFF, a backslash as \\ (in the arguments, JSON's
+own escapes). A note names the values holding such characters, and a
+warning says when one mixes scripts (a Cyrillic a, \u0430, in a Latin name) or
+holds invisible characters (variation selectors, fillers, joiners,
+spaces other than U+0020, format characters) or characters unassigned in
+Unicode 15.0.0: look-alikes cannot pass for what they imitate.
+
+Exit status 1: no approval caveat of the ticket names this key (or,
+with --block N, none of block N does), or the answer was not yes.
 
 Example:
-  tickettool approve --key lead.key --once --args @call.json tools=post @ticket.txt > call.dis
+  tickettool approve --key lead.key --once --args @call.json --out call.dis tools=post @ticket.txt
 `
 
 // approveArgs are approve's flags.
 type approveArgs struct {
 	keyPath, until, args, now *string
 	once, yes                 *bool
+	block                     *int // -1: every approval naming the key
 }
 
 func runApprove(e *env, args []string) error {
@@ -68,7 +85,9 @@ func runApprove(e *env, args []string) error {
 		args:    fs.String("args", "", "approve only a call with these arguments: `JSON`, @FILE or -"),
 		yes:     fs.Bool("yes", false, "sign without asking on the terminal"),
 		now:     fs.String("now", "", "approve as of `TIME` (RFC 3339 or unix seconds) instead of now"),
+		block:   blockFlag(fs),
 	}
+	out := fs.String("out", "", "write the discharges to `PATH`, created new (mode 0600, no link followed)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -78,6 +97,9 @@ func runApprove(e *env, args []string) error {
 	}
 	now, err := e.nowFlag(*a.now)
 	if err != nil {
+		return err
+	}
+	if err := checkApproveOut(*out); err != nil {
 		return err
 	}
 	life, err := approveLifetime(*a.until)
@@ -97,6 +119,9 @@ func runApprove(e *env, args []string) error {
 		return err
 	}
 	matched, err := matchApprovals(t, k)
+	if err == nil {
+		matched, err = approvalOfBlock(matched, *a.block, k.ID())
+	}
 	if err != nil {
 		return err
 	}
@@ -106,12 +131,19 @@ func runApprove(e *env, args []string) error {
 			return err
 		}
 	}
+	var signed []string
 	for _, m := range matched {
 		dis, err := token.Approve(k, m.Binding, d.caveats, now)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, dis.String())
+		signed = append(signed, dis.String())
+	}
+	if *out != "" {
+		return writeApproveOut(*out, signed)
+	}
+	for _, dis := range signed {
+		fmt.Fprintln(e.stdout, dis)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/internal/jcs"
@@ -24,16 +23,18 @@ import (
 // For each approval it shows the scope of blocks 0 to its block j, the
 // blocks its binding covers (spec/FORMAT.md §4.6): a discharge also
 // works on the ticket without the blocks after j, so what they narrow is
-// not what is approved, and the person is told so.
+// not what is approved, and the person is told so. Every value read from
+// the ticket or the arguments is shown escaped, and what they hold is
+// said last, before the question (shown).
 func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []token.UnverifiedApproval, d *dischargeParts, now time.Time) {
-	w := e.stderr
-	fmt.Fprintf(w, "You are approving, as %s, calls made with this ticket (read from its bytes; NOT verified):\n", k.ID())
+	w, s := e.stderr, &shown{}
+	fmt.Fprintf(w, "You are approving, as %s, calls made with this ticket (read from its bytes; NOT verified):\n", s.text("the approver's key id", k.ID()))
 	var widest *caveat.Scope
 	for i, m := range matched {
 		if len(matched) > 1 {
 			fmt.Fprintf(w, "For the approval of block %d (blocks 0 to %d):\n", m.Block, m.Block)
 		}
-		scope, ok := describeScope(w, t, m.Block, now)
+		scope, ok := describeScope(w, s, t, m.Block, now)
 		if ok && i == 0 { // blocks ascending: the first covers the fewest blocks
 			widest = &scope
 		}
@@ -42,11 +43,11 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []token.U
 	fmt.Fprintf(w, "  until       %s (lives %s)\n", d.until.UTC().Format(time.RFC3339), d.life)
 	for _, c := range d.caveats {
 		if c.Kind != caveat.Args && c.Kind != caveat.Until {
-			fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
+			fmt.Fprintf(w, "  %s\n", plainCaveat(s, "the approval's caveats", c, now))
 		}
 	}
 	if widest != nil {
-		describeTools(w, d, *widest)
+		describeTools(w, s, d, *widest)
 	}
 	if d.args != nil {
 		digest, _ := caveat.ArgsDigest(d.args)
@@ -59,34 +60,37 @@ func describeApproval(e *env, t *token.Ticket, k *key.Signing, matched []token.U
 			pretty.Reset()
 			pretty.Write(canon)
 		}
-		fmt.Fprintf(w, "              %s\n", escapeText(pretty.String()))
+		fmt.Fprintf(w, "              %s\n", s.json("the arguments", pretty.Bytes()))
 	}
 	for _, m := range matched {
+		s.note("the approver's key id", m.Approver.KeyID)
+		s.note("the approval's location", m.Approver.Location)
 		fmt.Fprintf(w, "  approval    block %d, from %s\n", m.Block, approvalWho(m.Approver))
 		fmt.Fprintf(w, "  code        %s (the agent's refusal shows this code: compare)\n", token.BindingCode(m.Binding))
 	}
+	s.tell(w)
 }
 
 // describeScope shows the intents and the effective scope of blocks 0
 // to j of t, and says so when blocks after j exist: the discharge does
 // not cover them. It reports whether the blocks narrow as a verifier
 // requires (else it shows the problem).
-func describeScope(w io.Writer, t *token.Ticket, j int, now time.Time) (caveat.Scope, bool) {
+func describeScope(w io.Writer, s *shown, t *token.Ticket, j int, now time.Time) (caveat.Scope, bool) {
 	blocks := t.UnverifiedBlocks()
 	for i, b := range blocks[:j+1] {
 		for _, c := range b.Caveats {
 			if c.Kind == caveat.Intent {
-				fmt.Fprintf(w, "  intent      %q (block %d)\n", c.Text, i)
+				fmt.Fprintf(w, "  intent      %s (block %d)\n", s.quote(fmt.Sprintf("the intent of block %d", i), c.Text), i)
 			}
 		}
 	}
 	scope, err := scopeThrough(blocks[:j+1])
 	if err != nil {
-		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", oneLine(err.Error()))
+		fmt.Fprintf(w, "  PROBLEM     %s: a verifier refuses this ticket\n", s.text("the problem", oneLine(err.Error())))
 	} else {
 		for _, c := range scope.Effective() {
 			if c.Kind != caveat.Intent {
-				fmt.Fprintf(w, "  %s\n", plainCaveat(c, now))
+				fmt.Fprintf(w, "  %s\n", plainCaveat(s, "the ticket's caveats", c, now))
 			}
 		}
 	}
@@ -120,7 +124,7 @@ func scopeThrough(blocks []token.Block) (caveat.Scope, error) {
 // lets the call use, and warns when that is more than one: an args
 // caveat approves a call's content, not its tool (spec/CAVEATS.md, "In a
 // discharge"), so a discharge for one call should name its tool too.
-func describeTools(w io.Writer, d *dischargeParts, scope caveat.Scope) {
+func describeTools(w io.Writer, s *shown, d *dischargeParts, scope caveat.Scope) {
 	for _, c := range d.caveats {
 		if c.Kind == caveat.Tools {
 			return // shown above: "tools       only ..."
@@ -136,18 +140,21 @@ func describeTools(w io.Writer, d *dischargeParts, scope caveat.Scope) {
 	case 0:
 		fmt.Fprintln(w, "  tools       any tool: the approval names none (no tools=) and neither does the ticket")
 	case 1:
-		fmt.Fprintf(w, "  tools       only %s: the ticket's only tool (no tools=)\n", allowed[0])
+		fmt.Fprintf(w, "  tools       only %s: the ticket's only tool (no tools=)\n", s.text("the ticket's caveats", allowed[0]))
 		return
 	default:
-		fmt.Fprintf(w, "  tools       any of %s: the approval names none (no tools=)\n", strings.Join(allowed, ", "))
+		fmt.Fprintf(w, "  tools       any of %s: the approval names none (no tools=)\n", s.list("the ticket's caveats", allowed))
 	}
 	fmt.Fprintln(w, "WARNING: this approval is not limited to one tool: it allows every tool above with the same arguments; add tools=NAME to approve one tool")
 }
 
-// plainCaveat words an effective caveat for the person approving.
-func plainCaveat(c caveat.Caveat, now time.Time) string {
-	list := strings.Join(c.List, ", ")
+// plainCaveat words an effective caveat for the person approving, its
+// values shown escaped (shown); what names where it came from.
+func plainCaveat(s *shown, what string, c caveat.Caveat, now time.Time) string {
+	list := s.list(what, c.List)
 	switch c.Kind {
+	case caveat.Intent:
+		return "intent      " + s.quote(what, c.Text)
 	case caveat.Tools:
 		return "tools       only " + list
 	case caveat.Ops:
@@ -164,9 +171,9 @@ func plainCaveat(c caveat.Caveat, now time.Time) string {
 		}
 		return fmt.Sprintf("calls       at most %d", c.N)
 	case caveat.Total:
-		return "budget      at most " + c.Amount.String() + " in all"
+		return "budget      at most " + s.text(what, c.Amount.String()) + " in all"
 	case caveat.Cost:
-		return "cost        at most " + c.Amount.String() + " per call"
+		return "cost        at most " + s.text(what, c.Amount.String()) + " per call"
 	case caveat.Until:
 		at := time.Unix(c.Time, 0).UTC()
 		if !now.Before(at) {
@@ -182,36 +189,7 @@ func plainCaveat(c caveat.Caveat, now time.Time) string {
 	case caveat.Args:
 		return "arguments   only those whose digest is " + base64.RawURLEncoding.EncodeToString(c.Bytes)
 	}
-	return escapeText(c.String())
-}
-
-// escapeText keeps text for a terminal: every control character (but
-// newline), line or paragraph separator and format character (Unicode
-// category Cf: bidirectional controls, zero-width characters, the BOM,
-// tags…) is shown escaped, so that nothing read from a ticket or --args
-// can move the cursor, reorder or hide what the person reads. It escapes
-// the characters mcp's escapeControls does (both tests check the same
-// categories).
-func escapeText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || !hidden(r):
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	return b.String()
-}
-
-// hidden reports whether r is a character a terminal does not show as
-// itself: a control (Cc), a format character (Cf), a line or paragraph
-// separator (Zl, Zp).
-func hidden(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	return s.text(what, c.String())
 }
 
 // openTerminal opens the terminal approve asks on: the reader of the

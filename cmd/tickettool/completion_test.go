@@ -67,7 +67,7 @@ func TestCompletionBash(t *testing.T) {
 		{"tickettool help rec", []string{"receipt"}},
 		{"tickettool keygen --alg hmac --o", []string{"--out"}},
 		{"tickettool app", []string{"approve"}},
-		{"tickettool approve --", []string{"--args", "--help", "--key", "--now", "--once", "--until", "--yes"}},
+		{"tickettool approve --", []string{"--args", "--block", "--help", "--key", "--now", "--once", "--out", "--until", "--yes"}},
 		{"tickettool mint --appr", []string{"--approval", "--approval-location"}},
 		{"tickettool verify --disc", []string{"--discharge"}},
 		{"tickettool mcp --disc", []string{"--discharge-dir"}},

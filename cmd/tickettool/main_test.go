@@ -97,7 +97,8 @@ func useTestTerminal() {
 //	                          --store LOCATION): ! charge expects a refusal
 //
 // Condition [redis]: TICKETTOOL_REDIS_ADDR names a real Redis server
-// (HOST:PORT); under CI=true the test fails without one.
+// (HOST:PORT); under CI=true the test fails without one. Condition [root]:
+// the test runs as root (and can chown a file to another user).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -119,6 +120,9 @@ func TestScripts(t *testing.T) {
 		Condition: func(cond string) (bool, error) {
 			if cond == "redis" {
 				return redisCondition()
+			}
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

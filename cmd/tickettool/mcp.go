@@ -61,14 +61,19 @@ A ticket with approval caveats (mint --approval) needs a discharge for
 each approval on every call: --discharge-dir DIR is where they are
 dropped, as files named *.dis (one discharge per line, as approve prints
 them). DIR is read anew on each call to such a ticket, so a discharge
-counts from the next call on, without a restart. The guard computes
-every call's args digest (of params.arguments, {} when absent) for args
-caveats. A call refused for an approval tells the agent who must approve
+counts from the next call on, without a restart: at most 256 files per
+call, those named for the call first; a file of expired discharges only
+is removed, and a refusal says how many files were skipped and why. The
+guard computes every call's args digest (of params.arguments, {} when
+absent, null when null) for args caveats. A call refused for an approval tells the agent who must approve
 (key id, location, code) and the exact 'tickettool approve' command to
 run; with --discharge-dir the guard first writes the call's arguments to
 DIR/CODE-HEX.json (mode 0600), and the command reads them with --args
-@FILE and writes its discharge to DIR/CODE-HEX.dis. The command names
-the ticket as @PATH of --ticket-file, "$TICKETTOOL_TICKET", or TICKET.
+@FILE and writes its discharge with --out DIR/CODE-HEX.dis (never a
+shell redirect: approve creates the file and refuses one, or a link,
+already there; a name taken gets -2, -3, ... before .dis). The command
+names the ticket as @PATH of --ticket-file, "$TICKETTOOL_TICKET", or
+TICKET.
 
 ` + policyUsage + `
 ` + storeUsage + `

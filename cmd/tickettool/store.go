@@ -168,6 +168,10 @@ func openSQLite(ctx context.Context, path string) (guardpkg.Store, string, error
 			"pass --store with a path whose directory can be created, or set "+envStore)
 	}
 	s, err := sqlitestore.Open(ctx, name, sqlitestore.Options{})
+	if errors.Is(err, sqlitestore.ErrUnsafeFile) {
+		return nil, "", storeFailed(name, err,
+			"another local user could rewind this store and spend budgets again; keep the store in a directory only you can write")
+	}
 	if err != nil {
 		return nil, "", storeFailed(name, err, "")
 	}

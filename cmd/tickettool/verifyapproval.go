@@ -18,15 +18,18 @@ type approveCmd struct {
 	args   string // --args as approve takes it (JSON, @FILE), or ""
 }
 
-// line returns the approve command an approver of a runs. It names the
-// call's tool: an args caveat approves a call's content, not its tool, so
-// without tools= the discharge would allow any tool of the ticket called
-// with the same arguments (spec/CAVEATS.md, "In a discharge").
-func (c approveCmd) line(a caveat.Approver) string {
+// line returns the approve command an approver of a runs, writing the
+// discharge to out with --out (created new, never through a link; never
+// a shell redirect). It names the call's tool: an args caveat approves a
+// call's content, not its tool, so without tools= the discharge would
+// allow any tool of the ticket called with the same arguments
+// (spec/CAVEATS.md, "In a discharge").
+func (c approveCmd) line(a caveat.Approver, out string) string {
 	parts := []string{"tickettool approve --key", shell.Quote(a.KeyID + ".key")}
 	if c.args != "" {
 		parts = append(parts, "--once --args", shell.Quote(c.args))
 	}
+	parts = append(parts, "--out", shell.Quote(out))
 	if c.tool != "" {
 		parts = append(parts, shell.Quote("tools="+c.tool))
 	}
@@ -62,12 +65,13 @@ func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
 }
 
 // approvalHints say whom to ask and the command they run, for each
-// approval the refusals ask for.
+// approval the refusals ask for: the discharge goes to CODE.dis.
 func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []string {
 	var hints []string
 	for _, n := range approvalsNeeded(t, rs) {
-		hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass its output with --discharge",
-			n.block, approvalWho(n.approver), n.code, cmd.line(n.approver)))
+		out := n.code + ".dis"
+		hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass --discharge @%s",
+			n.block, approvalWho(n.approver), n.code, cmd.line(n.approver, out), out))
 	}
 	return hints
 }

@@ -34,13 +34,13 @@ func TestApprovalHints(t *testing.T) {
 	want := "block 0 needs an approval from lead (key "
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) ||
 		!strings.HasSuffix(got[0], " at https://chat/lead: they check the code "+code+
-			` and run: tickettool approve --key lead.key --once --args '{"text":"it'\''s"}' tools=post @t.txt; then pass its output with --discharge`) {
+			` and run: tickettool approve --key lead.key --once --args '{"text":"it'\''s"}' --out `+code+`.dis tools=post @t.txt; then pass --discharge @`+code+`.dis`) {
 		t.Fatalf("hints %q", got)
 	}
 	if got := approvalHints(tk, rs[:2], approveCmd{ticket: "@t.txt"}); len(got) != 0 {
 		t.Fatalf("hints without a block's approval refusal: %q", got)
 	}
-	if got := approvalHints(tk, rs[2:3], approveCmd{ticket: "-"}); len(got) != 1 || !strings.Contains(got[0], "run: tickettool approve --key lead.key -;") {
+	if got := approvalHints(tk, rs[2:3], approveCmd{ticket: "-"}); len(got) != 1 || !strings.Contains(got[0], "run: tickettool approve --key lead.key --out "+code+".dis -;") {
 		t.Fatalf("hint %q", got)
 	}
 }

@@ -50,6 +50,7 @@ func Run(t *testing.T, f Factory) {
 		{"Closed", testClosed},
 		{"RaceCalls", testRaceCalls},
 		{"RaceReplayTwoHandles", testRaceReplay},
+		{"ReplayAcrossWindows", testReplayAcrossWindows},
 		{"RevokeAcrossHandles", testRevokeAcrossHandles},
 		{"Discharges", testDischarges},
 	}

@@ -5,8 +5,8 @@
 // thing at both.
 //
 // An argument is read only under its exact name; a member whose name is a
-// subject argument's name in another Unicode case ("Path", "ſource") is an
-// error, since a tool decoding its arguments with Go's encoding/json (or
+// subject argument's name in another Unicode case ("Path", "ſource";
+// jcs.FoldName, the folding of the args digest) is an error, since a tool decoding its arguments with Go's encoding/json (or
 // any case-insensitive decoder) would act on a path the caller never saw.
 package argsubject
 
@@ -15,9 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/jcs"
 )
 
 // ErrAlias is matched by the error of an argument named like a subject
@@ -60,9 +59,9 @@ func CheckAliases(args map[string]json.RawMessage, names ...string) error {
 		if slices.Contains(names, f) {
 			continue
 		}
-		fk := FoldKey(f)
+		fk := jcs.FoldName(f)
 		for _, n := range names {
-			if FoldKey(n) == fk && (found == "" || f < found) {
+			if jcs.FoldName(n) == fk && (found == "" || f < found) {
 				found, want = f, n
 			}
 		}
@@ -115,29 +114,4 @@ func Present(args map[string]json.RawMessage, name string) (json.RawMessage, boo
 		return nil, false
 	}
 	return raw, true
-}
-
-// FoldKey maps every rune of s to the smallest rune of its Unicode simple
-// case folding orbit, so two names are equal under case folding exactly
-// when their fold keys are equal.
-func FoldKey(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii { // the smallest rune of an ASCII letter's orbit is its upper case
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
 }

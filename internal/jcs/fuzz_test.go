@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tickettool/tickettool/internal/jcs"
@@ -13,7 +14,8 @@ import (
 // FuzzCanonical: Canonical never panics; it refuses what encoding/json
 // refuses; whatever it accepts, its output is valid JSON without
 // insignificant whitespace that encoding/json reads as the same value as
-// the input, and is its own canonical form.
+// the input, and is its own canonical form, and no object of it holds two
+// names strings.EqualFold matches.
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{
 		`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"literals":[null,true,false]}`,
@@ -21,6 +23,7 @@ func FuzzCanonical(f *testing.F) {
 		`"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/"`,
 		`[1e400]`, `{"a":1,"a":2}`, `"\ud83d"`, "\"\xff\"", ` [ -0.0 , 1E-7, 1e21 ] `, `[[[[[]]]]]`,
 		`{"path":"src/x","content":"line\nline","n":12.50,"flags":{"z":true,"a":null}}`, `01`, `1.`, ``,
+		`{"x":[{"link":1,"lin\u212a":2}]}`, `{"s":{"\u017f":1,"ss":2,"\u00df":3}}`, `{"\u0130":1,"i":2,"\u0131":3}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -49,7 +52,52 @@ func FuzzCanonical(f *testing.F) {
 		if i := insignificantSpace(out); i >= 0 {
 			t.Fatalf("Canonical(%q) = %q has whitespace outside strings at byte %d", in, out, i)
 		}
+		if foldCollides(out) {
+			t.Fatalf("Canonical accepted %q, which has two names equal under case folding", in)
+		}
 	})
+}
+
+// foldCollides reports whether an object of b (valid JSON) holds two
+// member names that strings.EqualFold matches.
+func foldCollides(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		obj, name bool // an object; its next token is a name
+		names     []string
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].name {
+			if s, ok := tok.(string); ok {
+				for _, prev := range stack[n-1].names {
+					if strings.EqualFold(prev, s) {
+						return true
+					}
+				}
+				stack[n-1].names = append(stack[n-1].names, s)
+				stack[n-1].name = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if n := len(stack); n > 0 && stack[n-1].obj {
+				stack[n-1].name = true
+			}
+			stack = append(stack, frame{obj: tok == json.Delim('{'), name: true})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if n := len(stack); n > 0 && stack[n-1].obj {
+				stack[n-1].name = true
+			}
+		}
+	}
 }
 
 // insignificantSpace returns the offset of the first JSON whitespace byte

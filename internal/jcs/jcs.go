@@ -9,13 +9,22 @@ import (
 	"unicode/utf8"
 )
 
-// ErrMalformed matches (errors.Is) every error of Canonical.
-var ErrMalformed = errors.New("jcs: malformed JSON")
+var (
+	// ErrMalformed matches (errors.Is) every error of Canonical.
+	ErrMalformed = errors.New("jcs: malformed JSON")
+	// ErrFoldCollision matches (errors.Is) the error of Canonical for an
+	// object, at any depth, two of whose member names are equal under
+	// case folding ([FoldName]), identical names included: a server
+	// matching names as encoding/json does reads them as one member, the
+	// last it sees, while the canonical form keeps both in sorted order.
+	ErrFoldCollision = errors.New("jcs: member names equal under case folding")
+)
 
 // Error says where and why Canonical refused its input.
 type Error struct {
 	Offset int    // byte offset into the input
 	Reason string // never quotes the input
+	fold   bool   // two member names collide under case folding
 }
 
 func (e *Error) Error() string {
@@ -25,10 +34,17 @@ func (e *Error) Error() string {
 // Unwrap returns ErrMalformed.
 func (e *Error) Unwrap() error { return ErrMalformed }
 
+// Is reports whether target is ErrFoldCollision and e is that refusal.
+func (e *Error) Is(target error) bool { return e.fold && target == ErrFoldCollision }
+
 // Canonical returns the RFC 8785 canonical form of in, which must be one
 // JSON value (RFC 8259) with optional surrounding whitespace, within the
 // package's limits and rules (see the package doc). Every error is an
-// *Error wrapping ErrMalformed.
+// *Error wrapping ErrMalformed. Of several problems it names the first,
+// except that a number that would change its value and a lone surrogate
+// escape are named only when nothing else is wrong: reading goes on past
+// them, so that names equal under case folding in a later object are
+// still reported as such (ErrFoldCollision).
 func Canonical(in []byte) ([]byte, error) {
 	if len(in) > MaxInputBytes {
 		return nil, &Error{Offset: MaxInputBytes, Reason: "input larger than " + strconv.Itoa(MaxInputBytes) + " bytes"}
@@ -40,25 +56,38 @@ func Canonical(in []byte) ([]byte, error) {
 	if p.err == nil && p.off != len(in) {
 		p.fail("data after the value")
 	}
-	if p.err != nil {
+	switch {
+	case p.err != nil:
 		return nil, p.err
+	case p.noted != nil:
+		return nil, p.noted
 	}
 	return p.out, nil
 }
 
 // parser reads in and writes the canonical form to out. The first failure
-// stops it.
+// stops it; a noted one does not.
 type parser struct {
-	in  []byte
-	off int
-	out []byte
-	err *Error
-	tmp []byte // scratch for reordering members
+	in    []byte
+	off   int
+	out   []byte
+	err   *Error
+	noted *Error   // the first problem reading went on past
+	tmp   []byte   // scratch for reordering members
+	keys  []byte   // scratch: member names folded (foldCollision)
+	spans [][2]int // scratch: where each folded name lies in keys
 }
 
 func (p *parser) fail(reason string) {
 	if p.err == nil {
 		p.err = &Error{Offset: p.off, Reason: reason}
+	}
+}
+
+// note records a problem at off that leaves the rest readable.
+func (p *parser) note(off int, reason string) {
+	if p.noted == nil {
+		p.noted = &Error{Offset: off, Reason: reason}
 	}
 }
 
@@ -211,8 +240,15 @@ func (p *parser) object(depth int) {
 		if ms[i].name == ms[i-1].name {
 			p.off = closing
 			p.fail("duplicate member name")
+			p.err.fold = true
 			return
 		}
+	}
+	if p.foldCollision(ms) {
+		p.off = closing
+		p.fail("member names equal under case folding")
+		p.err.fold = true
+		return
 	}
 	p.tmp = append(p.tmp[:0], p.out[base:]...)
 	p.out = append(p.out[:base], '{')

@@ -3,6 +3,7 @@ package jcs_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf16"
 
 	"pgregory.net/rapid"
@@ -20,7 +22,7 @@ import (
 // A JSON value as encoding/json decodes it into any: nil, bool, float64,
 // string, []any, map[string]any.
 
-var runes = []rune("aAz0 \"\\/\x00\x1f\x7f\u0080\u00e9\u2028\ufb33\uffff\U0001F600\U00010000")
+var runes = []rune("aAz0kKs \"\\/\x00\x1f\x7f\u0080\u00e9\u00df\u0131\u017f\u2028\u212a\ufb33\uffff\U0001F600\U00010000\U00010400\U00010428")
 
 func genString(t *rapid.T) string {
 	return rapid.StringOfN(rapid.SampledFrom(runes), 0, 6, -1).Draw(t, "s")
@@ -63,9 +65,25 @@ func genValue(t *rapid.T, depth int) any {
 	}
 	m := map[string]any{}
 	for n := rapid.IntRange(0, 4).Draw(t, "n"); n > 0; n-- {
-		m[genString(t)] = genValue(t, depth+1)
+		m[genName(t, m)] = genValue(t, depth+1)
 	}
 	return m
+}
+
+// genName draws a member name for m: none of m's names equal under case
+// folding (strings.EqualFold), which Canonical refuses
+// (TestPropFoldCollision).
+func genName(t *rapid.T, m map[string]any) string {
+next:
+	for {
+		s := genString(t)
+		for k := range m {
+			if strings.EqualFold(k, s) {
+				continue next
+			}
+		}
+		return s
+	}
 }
 
 // render writes v as JSON in one of many equivalent ways: members in a
@@ -161,6 +179,49 @@ func TestPropCanonical(t *testing.T) {
 		var got any
 		if err := json.Unmarshal(c1, &got); err != nil || !reflect.DeepEqual(got, v) {
 			t.Fatalf("%s reads as %#v, %v; want %#v", c1, got, err, v)
+		}
+	})
+}
+
+// TestPropFoldCollision: an object, anywhere in a value, holding a name
+// and another spelling of it under case folding (each character swapped
+// for one of its SimpleFold orbit, as encoding/json matches names) is
+// refused with ErrFoldCollision, in either order.
+func TestPropFoldCollision(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := genString(t)
+		var b []rune
+		for _, r := range a {
+			for n := rapid.IntRange(0, 3).Draw(t, "fold"); n > 0; n-- {
+				r = unicode.SimpleFold(r)
+			}
+			b = append(b, r)
+		}
+		if string(b) == a {
+			t.Skip("the same spelling")
+		}
+		obj := map[string]any{a: genValue(t, 2)}
+		for n := rapid.IntRange(0, 10).Draw(t, "others"); n > 0; n-- {
+			obj[genName(t, obj)] = 0.0
+		}
+		var inner bytes.Buffer
+		render(t, &inner, obj)
+		var v bytes.Buffer
+		render(t, &v, string(b))
+		pair := inner.String()[:inner.Len()-1] + "," + v.String() + ":" + "1}"
+		if rapid.Bool().Draw(t, "swap") {
+			pair = "{" + v.String() + ":1," + inner.String()[1:]
+		}
+		in := pair
+		for d := rapid.IntRange(0, 3).Draw(t, "depth"); d > 0; d-- {
+			if rapid.Bool().Draw(t, "array") {
+				in = "[0," + in + "]"
+			} else {
+				in = `{"x":` + in + "}"
+			}
+		}
+		if _, err := jcs.Canonical([]byte(in)); !errors.Is(err, jcs.ErrFoldCollision) {
+			t.Fatalf("%s: err = %v, want ErrFoldCollision", in, err)
 		}
 	})
 }

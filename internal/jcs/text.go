@@ -53,7 +53,9 @@ const (
 )
 
 // escape reads one escape sequence at p.off (which holds '\'); a high
-// surrogate must be followed by an escaped low one (RFC 8259 §7).
+// surrogate must be followed by an escaped low one (RFC 8259 §7). A lone
+// surrogate is noted, and read as U+FFFD (as encoding/json reads it) so
+// that reading goes on.
 func (p *parser) escape() (rune, bool) {
 	if p.off+1 >= len(p.in) {
 		p.fail("unterminated string")
@@ -75,22 +77,24 @@ func (p *parser) escape() (rune, bool) {
 	}
 	switch {
 	case r1 >= 0xDC00 && r1 <= 0xDFFF:
-		p.fail("lone low surrogate")
-		return 0, false
+		p.note(p.off, "lone low surrogate")
+		return utf8.RuneError, true
 	case r1 < 0xD800 || r1 > 0xDBFF:
 		return r1, true
 	}
 	if p.off+1 >= len(p.in) || p.in[p.off] != '\\' || p.in[p.off+1] != 'u' {
-		p.fail("lone high surrogate")
-		return 0, false
+		p.note(p.off, "lone high surrogate")
+		return utf8.RuneError, true
 	}
+	after := p.off
 	r2, ok := p.hex4()
 	if !ok {
 		return 0, false
 	}
 	if r2 < 0xDC00 || r2 > 0xDFFF {
-		p.fail("lone high surrogate")
-		return 0, false
+		p.note(after, "lone high surrogate")
+		p.off = after // the second escape is read again, on its own
+		return utf8.RuneError, true
 	}
 	return utf16.DecodeRune(r1, r2), true
 }
@@ -184,15 +188,14 @@ func (p *parser) number() {
 	}
 	f, err := strconv.ParseFloat(string(p.in[start:p.off]), 64)
 	if err != nil || math.IsInf(f, 0) {
-		p.off = start
-		p.fail("number beyond the range of an IEEE 754 double")
+		p.note(start, "number beyond the range of an IEEE 754 double")
+		p.out = append(p.out, '0') // never returned: reading goes on
 		return
 	}
 	mark := len(p.out)
 	p.out = appendNumber(p.out, f)
 	if !sameDecimal(p.in[start:p.off], p.out[mark:]) {
-		p.off = start
-		p.fail("number would change its value in canonical form (a double cannot hold it exactly)")
+		p.note(start, "number would change its value in canonical form (a double cannot hold it exactly)")
 	}
 }
 

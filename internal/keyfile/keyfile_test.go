@@ -42,3 +42,25 @@ func TestWriteNew(t *testing.T) {
 		t.Fatal("the symlink's target was created")
 	}
 }
+
+// TestCreateRefusesLinkToExisting: a link planted at the path to a file
+// of the writer's is refused, naming the file as the caller does, and the
+// file it points to is unchanged.
+func TestCreateRefusesLinkToExisting(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "precious")
+	if err := os.WriteFile(target, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "x.dis")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	err := Create("discharge file", link, []byte("dis1_x\n"), 0o600)
+	if !errors.Is(err, ErrExists) || err.Error() != "discharge file "+link+" already exists" {
+		t.Fatalf("got %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "mine" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+}

@@ -12,6 +12,13 @@ const (
 	// reads; [Open] refuses a file of any other version.
 	SchemaVersion = 1
 
+	// walSizeLimit is the size the write-ahead log is cut back to when a
+	// checkpoint restarts it (PRAGMA journal_size_limit), above the
+	// 1000 pages (4 MiB) after which SQLite checkpoints, so that the
+	// cut is rare while the store runs; the last connection to close cuts
+	// it to nothing.
+	walSizeLimit = 8 << 20
+
 	// fileMode is the mode of a store file Open creates: only its owner
 	// reads or writes budgets and revocations.
 	fileMode = 0o600

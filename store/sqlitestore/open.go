@@ -3,9 +3,9 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/guard"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 // Sync is the durability of a committed step.
@@ -43,47 +43,95 @@ type Store struct {
 	st     *stmts
 	mu     sync.Mutex // guards admits
 	admits int
+	shm    *shmFile // released on Close
 }
 
 var _ guard.Store = (*Store)(nil)
 
 // Open opens the store in the file at path, creating it (mode 0600) and
-// its schema if it does not exist. It refuses a file others may write, a
-// file that is not a store, and a store of an unknown schema version.
+// its schema if it does not exist. It refuses a file that is not a store,
+// a store of an unknown schema version, and (with an error matching
+// [ErrUnsafeFile]) a store another local user could rewind: a file, or a
+// write-ahead log, shared-memory index or rollback journal beside it,
+// that belongs to another user or that others may write, and a directory
+// others may write without the sticky bit. It creates those three
+// siblings itself, exclusively and with mode 0600, before SQLite opens
+// them, and checks them again once SQLite has.
 func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, guard.Failed("sqlitestore", "open", err)
 	}
-	if err := createFile(abs); err != nil {
+	if err := checkDir(filepath.Dir(abs)); err != nil {
 		return nil, err
 	}
-	busy := o.BusyTimeout
-	if busy <= 0 {
-		busy = DefaultBusyTimeout
+	if err := createStore(ctx, abs, o); err != nil {
+		return nil, err
 	}
-	sync := "FULL"
-	if o.Sync == SyncNormal {
-		sync = "NORMAL"
-	}
-	q := url.Values{}
-	q.Set("mode", "rw") // never create: createFile did, with its mode
-	q.Set("_txlock", "immediate")
-	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", sync)
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
+	return open(ctx, abs, o)
+}
+
+// open opens the existing store file at abs.
+func open(ctx context.Context, abs string, o Options) (*Store, error) {
+	fi, err := os.Stat(abs)
 	if err != nil {
 		return nil, guard.Failed("sqlitestore", "open", err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("sqlitestore: %s is not a regular file", abs)
+	}
+	real, err := resolve(abs)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Dir(real) != filepath.Dir(abs) {
+		if err := checkDir(filepath.Dir(real)); err != nil {
+			return nil, err
+		}
+	}
+	main, err := os.Lstat(real)
+	if err != nil {
+		return nil, guard.Failed("sqlitestore", "open", err)
+	}
+	if err := checkOwned(real, main); err != nil {
+		return nil, err
+	}
+	claimed, shm, err := claimSiblings(real)
+	if err != nil {
+		return nil, err
+	}
+	defer closeClaims(claimed)
+	s, err := connect(ctx, real, o, claimed, main.Size() == 0)
+	if err != nil {
+		shm.release()
+		return nil, err
+	}
+	s.shm = shm
+	return s, nil
+}
+
+// connect opens SQLite on the store file at real, whose siblings are
+// claimed, and checks them again once SQLite holds them.
+func connect(ctx context.Context, real string, o Options, claimed []claim, wasEmpty bool) (*Store, error) {
+	if testHookClaimed != nil {
+		testHookClaimed(real)
+	}
+	c, err := newConnector(real, o)
+	if err != nil {
+		return nil, guard.Failed("sqlitestore", "open", err)
+	}
+	db := sql.OpenDB(c)
 	// One connection per handle: writes are serialised anyway, and the
 	// database/sql pool then queues callers fairly, honouring their
 	// contexts, instead of SQLite's busy handler polling.
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxIdleTime(0)
 	s := &Store{db: db}
-	if err := s.schema(ctx, abs); err != nil {
+	if err := s.schema(ctx, real); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := recheckSiblings(claimed, wasEmpty); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -94,32 +142,57 @@ func Open(ctx context.Context, path string, o Options) (*Store, error) {
 	return s, nil
 }
 
-// createFile creates the store file with mode 0600 unless it exists, and
-// refuses an existing file that is not a regular file or that others may
-// write.
-func createFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
-	if err == nil {
-		if err := f.Close(); err != nil {
-			return guard.Failed("sqlitestore", "open", err)
-		}
-		return nil
+// newConnector returns the connector of the store file at path: every
+// connection it makes is in WAL mode and persists the write-ahead log and
+// its index when it closes, so that the names claimSiblings claimed are
+// never removed and left for another user to create.
+func newConnector(path string, o Options) (driver.Connector, error) {
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
 	}
-	if !errors.Is(err, fs.ErrExist) {
-		return guard.Failed("sqlitestore", "open", err)
+	sync := "FULL"
+	if o.Sync == SyncNormal {
+		sync = "NORMAL"
 	}
-	fi, err := os.Stat(path)
+	q := url.Values{}
+	q.Set("mode", "rw") // never create: createStore did, with its mode
+	q.Set("_txlock", "immediate")
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", sync)
+	// The connections persist the write-ahead log (persistWAL): the
+	// last to close truncates it to nothing after its checkpoint, so the
+	// next open does not read old frames again and the log never grows
+	// without bound.
+	q.Set("_pragma", "journal_size_limit("+strconv.Itoa(walSizeLimit)+")")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
-		return guard.Failed("sqlitestore", "open", err)
+		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("sqlitestore: %s is not a regular file", path)
+	return persistWAL{c}, nil
+}
+
+// persistWAL is a connector whose connections keep the write-ahead log
+// and its index on close (SQLITE_FCNTL_PERSIST_WAL).
+type persistWAL struct{ driver.Connector }
+
+func (p persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := p.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("sqlitestore: %s is writable by others (mode %#o): anyone who can write it can reset budgets; chmod 600 it",
-			path, fi.Mode().Perm())
+	fc, ok := conn.(sqlite.FileControl)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("the SQLite driver has no file control")
 	}
-	return nil
+	if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // schemaSQL is version 1. Tables are WITHOUT ROWID: a row lives in its
@@ -181,7 +254,10 @@ func (s *Store) schema(ctx context.Context, path string) error {
 
 // Close implements [guard.Store].
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	err := s.db.Close()
+	s.shm.release()
+	s.shm = nil
+	if err != nil {
 		return guard.Failed("sqlitestore", "close", err)
 	}
 	return nil

@@ -104,6 +104,15 @@ func (g *gen) approvalVectors() {
 				ok.with(da).args(hex.EncodeToString(other[:])).want(ref("approval", 1, "args")),
 				ok.with(da).want(ref("approval", 1, "args"))}}, tk, m.key, false)
 
+		// The digest of the JSON value null (an MCP "arguments": null) is
+		// not the digest of {} (an absent arguments): CAVEATS.md "The args
+		// digest", MCP.
+		null, empty := sha256.Sum256([]byte("null")), sha256.Sum256([]byte("{}"))
+		dn := g.discharge(p+"args-null d", "pricing-lead", tk, 1, dUntil, "args="+b64(null[:]))
+		g.add(Vector{Name: p + "args-null", Description: "a discharge with the args digest of null: a request with that digest is allowed; the digest of {} is refused",
+			Requests: []Request{ok.with(dn).args(hex.EncodeToString(null[:])).using(1, 0),
+				ok.with(dn).args(hex.EncodeToString(empty[:])).want(ref("approval", 1, "args"))}}, tk, m.key, false)
+
 		ta := mint("args-in-ticket", b0, []caveat.Caveat{must(caveat.NewArgs(digest[:]))})
 		g.add(Vector{Name: p + "args-in-ticket", Description: "an args caveat in the ticket itself: checked in step 6 (caveat, kind args)",
 			Requests: []Request{ok.args(hex.EncodeToString(digest[:])), ok.args(hex.EncodeToString(other[:])).want(ref("caveat", 1, "args")),

@@ -22,8 +22,8 @@ type ArgsCase struct {
 }
 
 // argsInputs are the cases spec/README.md lists: RFC 8785's examples, the
-// number rules, the lexical rules, depth at and over the limit, {} and
-// null.
+// number rules, the lexical rules, names equal under case folding and
+// not, depth at and over the limit, {} and null.
 func argsInputs() []struct{ name, in string } {
 	nest := func(n int, inner string) string {
 		return `{"x":` + strings.Repeat("[", n) + inner + strings.Repeat("]", n) + `}`
@@ -48,7 +48,22 @@ func argsInputs() []struct{ name, in string } {
 		{"number-loses-a-digit", `0.10000000000000001`},
 		{"number-2-pow-53-plus-1", `9007199254740993`},
 		{"duplicate-name-after-unescaping", `{"a":1,"\u0061":2}`},
-		{"names-differing-in-case", `{"a":1,"A":2}`},
+		{"fold-top-level", `{"a":1,"A":2}`},
+		{"fold-depth-1", `{"x":{"link":1,"lin\u212a":2}}`},
+		{"fold-depth-2", `{"x":{"y":{"LINK":1,"link":2}}}`},
+		{"fold-depth-3", `{"a":{"b":{"c":{"Key":1,"kEY":2}}}}`},
+		{"fold-in-array", `{"items":[{"id":1},{"name":"a","NAME":"b"}]}`},
+		{"fold-in-nested-arrays", `[[0,{"s":1,"\u017f":2}]]`},
+		{"fold-kelvin-sign", `{"\u212a":1,"k":2}`},
+		{"fold-long-s-utf8", "{\"\u017f\":1,\"s\":2}"},
+		{"fold-astral", `{"\ud801\udc00":1,"\ud801\udc28":2}`},
+		{"fold-theta-symbol", `{"\u03b8":1,"\u03d1":2}`},
+		{"fold-capital-sharp-s", `{"\u00df":1,"\u1e9e":2}`},
+		{"no-fold-kra", `{"link":1,"lin\u0138":2}`},
+		{"no-fold-full-folding-only", `{"ss":1,"\u00df":2}`},
+		{"no-fold-turkic-only", `{"i":1,"\u0130":2,"\u0131":3}`},
+		{"no-fold-other-objects", `[{"k":1},{"K":2,"x":{"k":3}}]`},
+		{"no-fold-unicode-16", `{"\u1c89":1,"\u1c8a":2}`},
 		{"lone-high-surrogate", `"\ud800"`},
 		{"lone-low-surrogate", `"\udc00x"`},
 		{"invalid-utf8", "\"\xff\""},
@@ -69,6 +84,9 @@ func (g *gen) argsCases() {
 		ac := ArgsCase{Name: c.name, InputHex: hex.EncodeToString([]byte(c.in))}
 		canon, err := jcs.Canonical([]byte(c.in))
 		digest, derr := caveat.ArgsDigest([]byte(c.in))
+		if strings.HasPrefix(c.name, "fold-") && !errors.Is(err, jcs.ErrFoldCollision) || strings.HasPrefix(c.name, "no-fold-") && err != nil {
+			g.fail(errorf("args " + c.name + ": a fold- case must be refused for names equal under case folding, a no-fold- case accepted"))
+		}
 		switch {
 		case err != nil && errors.Is(err, jcs.ErrMalformed) && derr != nil:
 			ac.Error = "malformed"

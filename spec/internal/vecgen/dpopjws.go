@@ -121,6 +121,7 @@ func (g *gen) jwsStructure() {
 		Requests: reqs}, t, "root-h", false)
 	g.algorithms()
 	g.customWindow()
+	g.windowLimits()
 }
 
 // padded is the good proof with its header's base64url padded with "=".
@@ -212,6 +213,47 @@ func (g *gen) customWindow() {
 			r.at(at(-5 * time.Second)).want(),
 			r.at(at(-5*time.Second - time.Millisecond)).want(refDPoP(0)),
 		}}, t, "root-h", false)
+}
+
+// windowLimits: the largest window a verifier may set (900 s back, 300 s
+// ahead), edges included; one second more of either is a misconfigured
+// verifier, which refuses every proof.
+func (g *gen) windowLimits() {
+	name := "dpop/window-largest"
+	t := g.boundTo(name, "alice")
+	if t == nil {
+		return
+	}
+	p := g.partsFor("alice", t)
+	r := req().withProof(&DPoP{Proof: g.rawProof("alice", p.header(""), p.payload("")), Method: "POST", URI: mcpURI})
+	at := func(d time.Duration) string { return Now.Add(d).Format(time.RFC3339Nano) }
+	g.add(Vector{Name: name, Description: "dpop_max_age_seconds 900 and dpop_future_skew_seconds 300, the largest allowed: " +
+		"the proof's iat 2026-11-30T12:00:00Z is accepted from 900 s after to 300 s before it, edges included",
+		Options: &Options{DPoPMaxAgeSeconds: 900, DPoPFutureSkewSeconds: 300},
+		Requests: []Request{
+			r.at(at(900 * time.Second)).want(),
+			r.at(at(900*time.Second + time.Millisecond)).want(refDPoP(0)),
+			r.at(at(-300 * time.Second)).want(),
+			r.at(at(-300*time.Second - time.Millisecond)).want(refDPoP(0)),
+		}}, t, "root-h", false)
+	for _, c := range []struct {
+		name, what string
+		o          Options
+	}{
+		{"dpop/window-age-too-large", "dpop_max_age_seconds 901", Options{DPoPMaxAgeSeconds: 901}},
+		{"dpop/window-skew-too-large", "dpop_future_skew_seconds 301", Options{DPoPFutureSkewSeconds: 301}},
+	} {
+		t := g.boundTo(c.name, "alice")
+		if t == nil {
+			return
+		}
+		p := g.partsFor("alice", t)
+		r := req().withProof(&DPoP{Proof: g.rawProof("alice", p.header(""), p.payload("")), Method: "POST", URI: mcpURI})
+		g.add(Vector{Name: c.name, Description: c.what + " is over the largest window: the verifier is misconfigured " +
+			"and refuses every proof, even one made now",
+			Options:  &c.o,
+			Requests: []Request{r.at(at(0)).want(refDPoP(0))}}, t, "root-h", false)
+	}
 }
 
 // jwkWithAlg is holder's public JWK with its alg member set to alg (and

@@ -1,21 +1,14 @@
 package mcp
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/tickettool/tickettool/chain"
-	"github.com/tickettool/tickettool/internal/fixedkey"
-	"github.com/tickettool/tickettool/key"
 )
 
-// Regression tests from security review 2 of the durable-store
-// integration (issue #14). Each FAILS on main as of 78c95f8.
+// A cancelled request keeps its id until the server answers it, so no
+// call can take the id and be paired with the earlier request's answer.
 
-// TestReviewCancelledIDReleasesCall: the agent frees an id by cancelling a
+// TestCancelledIDReleasesCall: the agent frees an id by cancelling a
 // pending non-call request (an unknown method, which the server answers
 // with -32601 at once, before it reads the cancellation), then reuses the
 // id for a tools/call. The server's late -32601 to the first request is
@@ -25,7 +18,7 @@ import (
 // moment (the proxy's writer to the agent blocks, and the server's
 // answers wait in the pipe). Here the test plays an honest server that
 // answered in that order.
-func TestReviewCancelledIDReleasesCall(t *testing.T) {
+func TestCancelledIDReleasesCall(t *testing.T) {
 	r := startRaw(t, nil, "tools=read_file", "calls=1")
 	call := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"` + r.dir + `/a"}}}`
@@ -62,11 +55,11 @@ func TestReviewCancelledIDReleasesCall(t *testing.T) {
 	}
 }
 
-// TestReviewCancelledIDUnfilteredDirs: the same freed id makes the real
+// TestCancelledIDUnfilteredDirs: the same freed id makes the real
 // answer of a list_allowed_directories call arrive after its pending entry
 // was consumed by the earlier request's answer, so it reaches the agent
 // without being cut down to the ticket's paths.
-func TestReviewCancelledIDUnfilteredDirs(t *testing.T) {
+func TestCancelledIDUnfilteredDirs(t *testing.T) {
 	r := startRaw(t, nil, "tools=list_allowed_directories")
 	r.agentSays(t, `{"jsonrpc":"2.0","id":5,"method":"no/such/method"}`)
 	r.serverGets(t)
@@ -83,43 +76,5 @@ func TestReviewCancelledIDUnfilteredDirs(t *testing.T) {
 	r.serverSays(t, `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"Allowed directories:\n/\n/etc/private"}]}}`)
 	if got := r.agentGets(t); strings.Contains(got, "/etc/private") {
 		t.Fatalf("the server's whole directory list reached the agent: %s", got)
-	}
-}
-
-// TestReviewSessionEndSettles: a call in flight when the server's output
-// ends (it died) will never be answered: its reservation ends with its
-// hold, captured, inside the store, and no receipt ever says so. The
-// receipt log shows an allowed call with no settlement. Fails on main as
-// of 78c95f8.
-func TestReviewSessionEndSettles(t *testing.T) {
-	rk, err := fixedkey.Signing(key.Ed25519, "receipts", "review receipts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "r.log")
-	log, err := chain.Open(path, rk, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := startRaw(t, func(c *Config) { c.Receipts = log }, "tools=read_file", "calls=1")
-	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"`+r.dir+`/a"}}}`)
-	r.serverGets(t)
-	r.pp.toAgent.Close() // the server is gone
-	time.Sleep(200 * time.Millisecond)
-	log.Close()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var kinds []string
-	for e, err := range chain.Scan(f) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		kinds = append(kinds, e.Record.Kind.String())
-	}
-	if got := strings.Join(kinds, ","); got != "allowed,captured" {
-		t.Errorf("receipts %s: the call's settlement is never recorded", got)
 	}
 }

@@ -16,15 +16,15 @@ import (
 	"time"
 )
 
-// TestReviewE2ECancelledIDReleasesCall is TestReviewCancelledIDReleasesCall
-// against the real filesystem server: the agent stops reading for a moment
-// (so the guard's writer to it blocks and the server's answers wait in the
-// pipe), sends an unknown method with id 5, cancels it, and sends a
-// tools/call with id 5. The server answers the unknown method with -32601
-// before it reads the cancellation; the guard takes that answer for the
-// call's and releases its reservation, though the server runs the call.
-// A calls=1 ticket then reads as many files as the agent likes.
-func TestReviewE2ECancelledIDReleasesCall(t *testing.T) {
+// TestE2ECancelledIDReleasesCall is TestCancelledIDReleasesCall against
+// the real filesystem server: the agent stops reading for a moment (so the
+// guard's writer to it blocks and the server's answers wait in the pipe),
+// sends an unknown method with id 5, cancels it, and sends a tools/call
+// with id 5. The server answers the unknown method with -32601 before it
+// reads the cancellation; taken for the call's answer, it would release
+// the call's reservation though the server runs the call, and a calls=1
+// ticket would read as many files as the agent likes.
+func TestE2ECancelledIDReleasesCall(t *testing.T) {
 	e := e2eFromEnv(t)
 	ticket := e.mint(t, "tools=read_text_file", "paths="+e.allowed+"/", "until=10m", "calls=1")
 	ticketFile := filepath.Join(t.TempDir(), "ticket")
