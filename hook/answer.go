@@ -2,11 +2,9 @@ package hook
 
 import (
 	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/tickettool/tickettool/internal/escape"
 )
 
 // Answer is what the hook process does: write Stdout and Stderr, then exit
@@ -100,25 +98,18 @@ func marshal(v any) []byte {
 	return append(b, '\n')
 }
 
-// oneLine returns s on one line of at most maxReasonBytes: control and
-// format characters (line breaks, escapes, bidirectional overrides) are
-// written as Go escapes, so a reason never forges a line or hides text.
+// oneLine returns s on one line of at most maxReasonBytes (and "…"):
+// control and format characters (line breaks, escapes, bidirectional
+// overrides) are escaped as escape.Controls writes them for every log
+// and message, so a reason never forges a line or hides text.
 func oneLine(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if b.Len() >= maxReasonBytes {
-			b.WriteString("…")
-			break
-		}
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
+	b := escape.Controls(nil, []byte(s))
+	if len(b) <= maxReasonBytes {
+		return string(b)
 	}
-	return b.String()
+	cut := maxReasonBytes
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "…"
 }
