@@ -34,6 +34,9 @@ func TestShellUnderPathsTicket(t *testing.T) {
 		{[]string{"tools=builtin/read,TodoWrite", "paths=$PROJ/"}, "TodoWrite", true, ""},
 		{[]string{"paths=$PROJ/"}, "TodoWrite", false, "not in the hook's table"},
 		{[]string{"tools=shell", "paths=$PROJ/"}, "Monitor", true, ""}, // unqualified shell admits builtin/shell
+		// An MCP tool without a path is refused under paths, named or not,
+		// as tickettool mcp refuses it.
+		{[]string{"tools=builtin/read,github/create_issue", "paths=$PROJ/"}, "mcp__github__create_issue", false, "request has no path"},
 	} {
 		e := newEnv(t, tc.caveats...)
 		ok, why := e.decide(e.claude(tc.tool, `{"command":"cat /etc/passwd"}`))
@@ -187,9 +190,15 @@ func TestSubagentTickets(t *testing.T) {
 	if ok, why := e.decide(e.claude("Read", `{"file_path":"$PROJ/src/a.go"}`, "agent_type", "Explore")); !ok {
 		t.Errorf("a subagent ticket equal to the main ticket: %s", why)
 	}
-	// An agent type that cannot name a file gets the main ticket.
-	if ok, _ := e.decide(e.claude("Write", `{"file_path":"$PROJ/src/b.go"}`, "agent_type", "../agent/main")); !ok {
-		t.Error("an agent type with a slash did not get the main ticket")
+	// An agent type that cannot name a file gets the main ticket: never a
+	// ticket elsewhere its name would lead to.
+	must(t, os.MkdirAll(e.dir+"/other", 0o700))
+	other := e.mint("tools=builtin/read", "paths=/")
+	must(t, os.WriteFile(e.dir+"/other/x.ticket", []byte(other.String()), 0o600))
+	for _, typ := range []string{"../other/x", "../agent/main", ".hidden", "a b", "main"} {
+		if ok, why := e.decide(e.claude("Write", `{"file_path":"$PROJ/src/b.go"}`, "agent_type", typ)); !ok {
+			t.Errorf("agent type %q did not get the main ticket: %s", typ, why)
+		}
 	}
 }
 

@@ -120,6 +120,29 @@ func claudeDenies(stdout string) bool {
 		j.HookSpecificOutput.PermissionDecision == "deny" && j.HookSpecificOutput.Reason != ""
 }
 
+// denyForm is each harness's deny, exactly, for a reason.
+func denyForm(harness string, pascal bool, reason string) (form struct {
+	code   int
+	stdout string
+}) {
+	q, _ := json.Marshal(reason)
+	specific := `{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":` + string(q) + `}`
+	switch harness {
+	case "claude":
+		form.code, form.stdout = 2, `{"hookSpecificOutput":`+specific+"}\n"
+	case "codex", "gemini":
+		form.code = 2
+	case "cursor":
+		form.stdout = `{"agent_message":` + string(q) + `,"permission":"deny","user_message":` + string(q) + "}\n"
+	case "copilot":
+		form.stdout = `{"permissionDecision":"deny","permissionDecisionReason":` + string(q) + "}\n"
+		if pascal {
+			form.stdout = `{"hookSpecificOutput":` + specific + `,"permissionDecision":"deny","permissionDecisionReason":` + string(q) + "}\n"
+		}
+	}
+	return form
+}
+
 // hookEnv is a project with a ticket directory, keys and a store.
 type hookEnv struct {
 	dir, proj, bin string
@@ -255,6 +278,9 @@ func TestHookRecordedEvents(t *testing.T) {
 				}
 				if !strings.HasPrefix(stderr, "tickettool: refused ") || strings.Count(stderr, "\n") != 1 {
 					t.Errorf("%s: reason %q: want one line naming what was refused", name, stderr)
+				}
+				if form := denyForm(harness, strings.Contains(f.Name, "pascal"), strings.TrimSuffix(stderr, "\n")); code != form.code || stdout != form.stdout {
+					t.Errorf("%s: deny (exit %d) %s\nwant (exit %d) %s", name, code, stdout, form.code, form.stdout)
 				}
 			default:
 				t.Fatalf("%s: file name must start with allow-, deny- or post-", name)
