@@ -123,6 +123,11 @@ func TestOwnFilesProtected(t *testing.T) {
 		{Path: e.ticketDir, Dir: true},
 	}
 	must(t, os.Symlink(e.ticketDir, e.proj+"/tickets")) // a way round by a link
+	// The hook may be given its own files through a link: the target is
+	// protected too.
+	must(t, os.MkdirAll(e.dir+"/real-logs", 0o700))
+	must(t, os.Symlink(e.dir+"/real-logs", e.dir+"/logs"))
+	e.cfg.Protected = append(e.cfg.Protected, Protected{Path: e.dir + "/logs/receipts.log"})
 	for _, tc := range []struct {
 		tool, input string
 		allowed     bool
@@ -139,6 +144,7 @@ func TestOwnFilesProtected(t *testing.T) {
 		{"Write", `{"file_path":"` + e.dir + `/home/.gemini/settings.json"}`, false},
 		{"NotebookEdit", `{"notebook_path":"$PROJ/.cursor/hooks.json"}`, false},
 		{"mcp__fs__write_file", `{"path":"$PROJ/.github/hooks/x.json","content":"{}"}`, false},
+		{"Write", `{"file_path":"` + e.dir + `/real-logs/receipts.log"}`, false},
 		{"Write", `{"file_path":"$PROJ/src/b.go"}`, true},
 	} {
 		ok, why := e.decide(e.claude(tc.tool, tc.input))

@@ -173,3 +173,32 @@ func TestHookStdinNeverEnds(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+// TestHookOwnFiles: under a ticket that allows every path, the hook
+// process refuses writes to its own ticket directory, keys, store,
+// receipt log and binary, and reads of its secret receipt key.
+func TestHookOwnFiles(t *testing.T) {
+	h := newHookEnv(t, "tools=builtin/read,builtin/write", "paths=/", "until=1h")
+	event := func(tool, path string) string {
+		return fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":{"file_path":%q,"content":"x"},"tool_use_id":"t"}`,
+			h.proj, tool, path)
+	}
+	for _, tc := range []struct{ tool, path string }{
+		{"Write", filepath.Join(h.dir, "agent", "main.ticket")},
+		{"Write", filepath.Join(h.dir, "agent", "Explore.ticket")},
+		{"Write", filepath.Join(h.dir, "root.key.pub")},
+		{"Write", filepath.Join(h.dir, "store.db")},
+		{"Write", filepath.Join(h.dir, "store.db-wal")},
+		{"Write", filepath.Join(h.dir, "r.log")},
+		{"Read", filepath.Join(h.dir, "rcpt.key")},
+		{"Write", h.bin},
+	} {
+		code, stdout, stderr := h.hookRun(t, "claude", event(tc.tool, tc.path))
+		if harnessReads["claude"](code, stdout, stderr) != blocked || !strings.Contains(stderr, "whatever the ticket says") {
+			t.Errorf("%s %s: exit %d, stderr %q", tc.tool, tc.path, code, stderr)
+		}
+	}
+	if code, stdout, stderr := h.hookRun(t, "claude", event("Write", filepath.Join(h.proj, "src", "b.go"))); harnessReads["claude"](code, stdout, stderr) != runs {
+		t.Errorf("a write in the project: exit %d, stderr %q", code, stderr)
+	}
+}
