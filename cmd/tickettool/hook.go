@@ -47,9 +47,10 @@ says.
 
 The ticket comes from --ticket-file FILE, --ticket-dir DIR or
 TICKETTOOL_TICKET (a file or directory given wins over the environment),
-never from the command line. DIR holds DIR/main.ticket, and for a call inside a subagent of
-type T (Claude Code, Codex) DIR/T.ticket when it exists, which must be
-attenuated from the main ticket or every call under it is refused.
+never from the command line. DIR holds DIR/main.ticket, and for a call
+inside a subagent of type T (Claude Code, Codex) DIR/T.ticket when it
+exists, which must be attenuated from the main ticket or every call under
+it is refused.
 'hook delegate' writes such a file; 'hook config' prints the harness's
 configuration entry. Budgets are charged when a call is allowed;
 post-tool events are recorded as receipts and give nothing back.
