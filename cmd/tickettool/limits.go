@@ -35,7 +35,9 @@ const (
 // flag verify and mcp share).
 const (
 	// storeTimeout bounds one command's work with its store: opening it
-	// and every step. A store that does not answer by then refuses.
+	// and every step, including the wait for a SQLite file's write lock
+	// while other processes use it. A store that does not answer by then
+	// refuses.
 	storeTimeout = 30 * time.Second
 
 	// revokeMargin is how long after block 0's until caveat a ticket's

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tickettool": func() {
 			useTestTerminal()
+			useTestStoreWait()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		"fakemcp": fakeMCP,
@@ -95,6 +96,10 @@ func useTestTerminal() {
 //	perm FILE MODE            require FILE's permission bits to be MODE (octal)
 //	charge STORE KEY FILE [COST]  admit one call of the ticket in FILE in STORE (a
 //	                          --store LOCATION): ! charge expects a refusal
+//	lockstore FILE            hold the write lock of the SQLite store in FILE until
+//	                          the script ends
+//	muteserver VAR            listen on a loopback port that accepts connections and
+//	                          never answers, until the script ends; $VAR is HOST:PORT
 //
 // Condition [redis]: TICKETTOOL_REDIS_ADDR names a real Redis server
 // (HOST:PORT); under CI=true the test fails without one. Condition [root]:
@@ -135,6 +140,8 @@ func TestScripts(t *testing.T) {
 			"tamperticket": cmdTamperTicket,
 			"perm":         cmdPerm,
 			"charge":       cmdCharge,
+			"lockstore":    cmdLockStore,
+			"muteserver":   cmdMuteServer,
 		},
 	})
 }

@@ -23,7 +23,8 @@ const jsonRule = `With --json it prints one JSON object on one line instead, wit
 exit status, and nothing on standard error for an outcome (exit 0 or 1;
 what a person could do about a refusal is in hints). A usage error or
 unreadable input (exit 2), or a failing store or log, prints no JSON: the
-error goes to standard error as without --json.
+error goes to standard error as without --json (verify prints a store
+that fails as a refusal instead).
 
 `
 

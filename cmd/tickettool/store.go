@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -153,7 +154,7 @@ func openRedis(ctx context.Context, location string) (guardpkg.Store, string, er
 	s, err := redisstore.Open(ctx, location, redisstore.Options{})
 	if err != nil {
 		return nil, "", storeFailed(name, err,
-			"check that the Redis server runs, is reachable and accepts the credentials")
+			"check that the Redis server runs, is reachable, answers and accepts the credentials")
 	}
 	return s, name, nil
 }
@@ -167,7 +168,10 @@ func openSQLite(ctx context.Context, path string) (guardpkg.Store, string, error
 		return nil, "", fail(exitRefused, fmt.Errorf("store %s: cannot create its directory: %w", name, err),
 			"pass --store with a path whose directory can be created, or set "+envStore)
 	}
-	s, err := sqlitestore.Open(ctx, name, sqlitestore.Options{})
+	// The wait for another process's write lock is bounded by the
+	// command's store deadline (the context), not by a shorter timeout of
+	// its own: under load a verify waits its turn rather than refusing.
+	s, err := sqlitestore.Open(ctx, name, sqlitestore.Options{BusyTimeout: storeWait})
 	if errors.Is(err, sqlitestore.ErrUnsafeFile) {
 		return nil, "", storeFailed(name, err,
 			"another local user could rewind this store and spend budgets again; keep the store in a directory only you can write")
@@ -179,13 +183,35 @@ func openSQLite(ctx context.Context, path string) (guardpkg.Store, string, error
 }
 
 // storeFailed returns the exit-1 error of a store named name that failed:
-// the call, or the change, must not happen.
+// the call, or the change, must not happen. A store that did not answer
+// in time says so, naming the time it was given.
 func storeFailed(name string, err error, hint string) error {
+	var locked *sqlitestore.LockedError
+	switch {
+	case errors.As(err, &locked):
+		return fail(exitRefused, fmt.Errorf("store %s: %w", name, err),
+			"another process kept the store file locked (a stuck or stopped tickettool?); the call was refused: try again, or find that process")
+	case timedOut(err):
+		return fail(exitRefused, fmt.Errorf("store %s: no answer within %v: %w", name, storeWait, err),
+			"the store is unreachable, overloaded or locked by another process; the call was refused: try again once it answers")
+	}
 	return fail(exitRefused, fmt.Errorf("store %s: %w", name, err), hint)
 }
 
+// timedOut reports whether err is a deadline that passed: the context's,
+// or a connection's set from it.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
+}
+
+// storeWait is how long a command waits for its store: storeTimeout,
+// shortened by the tests that make a store time out.
+var storeWait = storeTimeout
+
 // storeContext returns the context a command gives its store: it ends
-// after storeTimeout.
+// after storeWait.
 func storeContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), storeTimeout)
+	return context.WithTimeout(context.Background(), storeWait)
 }

@@ -64,7 +64,9 @@ block_ids, every block's id in hex ("" and [] when the chain did not
 verify); budgets, an array of {block, kind, key, limit} for every calls or
 total caveat (limit a number for calls, an amount such as "5USD" for
 total; key the hex id of the block that set it); hints, an array of
-strings.
+strings. A store that cannot be opened, or does not answer within 30
+seconds, refuses too: under --json that is an outcome like any other
+(decision refused, or invalid, with one refusal whose check is store).
 
 ` + policyUsage + `
 ` + storeUsage + `
@@ -108,7 +110,7 @@ func runVerify(e *env, args []string) error {
 	defer cancel()
 	st, name, err := openStore(ctx, *a.location)
 	if err != nil {
-		return err
+		return storeRefusal(e, a, err)
 	}
 	defer st.Close()
 	if !a.isRequest() {
@@ -119,14 +121,35 @@ func runVerify(e *env, args []string) error {
 		if err := revokedInStore(ctx, st, name, &d); err != nil {
 			return err
 		}
-		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *a.ids, false, *a.asJSON, nil})
+		return printDecision(e, t, vk, &d, verdict{"valid", "invalid", *a.ids, false, *a.asJSON, nil, name})
 	}
-	return decideCall(ctx, e, a, t, vk, guard.Config{Keys: keys, Options: opts, Store: st}, now)
+	return decideCall(ctx, e, a, t, vk, guard.Config{Keys: keys, Options: opts, Store: st}, name, now)
+}
+
+// storeRefusal returns err, the failure to open the store; under --json
+// it prints it instead as the refusal it is (decision refused, or invalid
+// without request flags; one refusal with check "store", the error's
+// hints in hints), so that a program reading the JSON gets a decision,
+// and like every outcome under --json nothing on standard error.
+func storeRefusal(e *env, a *verifyArgs, err error) error {
+	code, hints := classify(err)
+	if !*a.asJSON || code != exitRefused {
+		return err
+	}
+	outcome := "refused"
+	if !a.isRequest() {
+		outcome = "invalid"
+	}
+	d := verify.Decision{Refusals: []verify.Refusal{{Check: guard.CheckStore, Block: -1, Reason: oneLine(err.Error())}}}
+	if werr := writeJSON(e.stdout, newDecisionJSON(&d, outcome, hints)); werr != nil {
+		return werr
+	}
+	return decidedErr(outcome)
 }
 
 // decideCall checks the call the flags describe through a Guard over cfg
 // (with receipts when asked) and prints the decision.
-func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk *key.Verifying, cfg guard.Config, now time.Time) error {
+func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk *key.Verifying, cfg guard.Config, store string, now time.Time) error {
 	req, err := a.request(e)
 	if err != nil {
 		return err
@@ -147,7 +170,7 @@ func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk 
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
 	}
-	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *a.ids, *a.proof == "", *a.asJSON, a.approveCmd()})
+	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *a.ids, *a.proof == "", *a.asJSON, a.approveCmd(), store})
 }
 
 // openReceipts opens (or creates) a receipt log for appending.
@@ -170,6 +193,7 @@ type verdict struct {
 	noProof bool   // no DPoP proof was given
 	json    bool
 	approve *approveCmd // how to name the ticket and arguments in an approve hint; nil: no hint
+	store   string      // the store's name, for the hint of a store refusal
 }
 
 // printDecision prints the decision on stdout: as text, the verdict, each
@@ -182,7 +206,11 @@ func printDecision(e *env, t *token.Ticket, vk *key.Verifying, d *verify.Decisio
 	if !d.Allowed {
 		outcome = v.no
 		for _, r := range d.Refusals {
-			if h := refusalHint(t, vk, r, v.noProof); h != "" {
+			h := refusalHint(t, vk, r, v.noProof)
+			if r.Check == guard.CheckStore {
+				h = storeHint(v.store)
+			}
+			if h != "" {
 				hints = append(hints, h)
 			}
 		}
@@ -212,6 +240,13 @@ func printDecision(e *env, t *token.Ticket, vk *key.Verifying, d *verify.Decisio
 		return nil
 	}
 	return decidedErr(outcome, hints...)
+}
+
+// storeHint says what a person can do about a call the store refused
+// because it failed or did not answer in time.
+func storeHint(store string) string {
+	return fmt.Sprintf("the store %s failed or did not answer within %v, so the call was refused: try again once it answers "+
+		"(a SQLite file another process keeps locked, a Redis server that is down or overloaded)", store, storeWait)
 }
 
 // refusalHint says what a person can do about a refusal, when that helps.

@@ -152,10 +152,17 @@ func StartWorker(t *testing.T, s Spend, env ...string) (*exec.Cmd, <-chan string
 // admissions, admissions whose first reply was lost (counted once, as
 // admissions), and whether it ended with "done".
 func Count(lines <-chan string) (admitted, repeated uint64, done bool) {
+	return CountEach(lines, func() {})
+}
+
+// CountEach is Count, calling admit after each admission as it is read,
+// so that a test can act on the workers' progress.
+func CountEach(lines <-chan string, admit func()) (admitted, repeated uint64, done bool) {
 	for l := range lines {
 		switch {
 		case l == "admitted":
 			admitted++
+			admit()
 		case l == "repeated":
 			repeated++
 		case l == "done":

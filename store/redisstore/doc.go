@@ -26,7 +26,11 @@
 //
 // Durability is the server's: with appendonly yes and appendfsync always
 // an acknowledged admission survives a crash of the server (the tests
-// kill it with SIGKILL mid-run). Replication to replicas is asynchronous:
+// kill it with SIGKILL mid-run). With appendfsync everysec (Redis's
+// default) it does not, even when only the process dies: while an fsync
+// is running Redis postpones writing to the file, by up to two seconds,
+// yet acknowledges the writes, so a kill loses them and their budget can
+// be spent again. Replication to replicas is asynchronous:
 // on a failover, charges the old primary acknowledged but had not yet
 // sent may be lost, and the budget spent again. Options.Replicas makes
 // every write wait (WAIT) until that many replicas hold it, and fail —

@@ -44,18 +44,15 @@ func (s *Store) Admit(ctx context.Context, a guard.Admission) (guard.Verdict, er
 func (s *Store) write(ctx context.Context, op string, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return guard.Failed("sqlitestore", op, err)
+		return s.failed(op, lockWait(ctx, err))
 	}
 	err = fn(tx)
 	if err != nil && !outcome(err) {
 		tx.Rollback()
-		if errors.Is(err, guard.ErrStore) {
-			return err
-		}
-		return guard.Failed("sqlitestore", op, err)
+		return s.failed(op, err)
 	}
 	if cerr := tx.Commit(); cerr != nil {
-		return guard.Failed("sqlitestore", op, cerr)
+		return s.failed(op, cerr)
 	}
 	return err
 }

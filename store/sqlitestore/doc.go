@@ -3,9 +3,13 @@
 // on one host.
 //
 // Every write is one transaction opened with BEGIN IMMEDIATE, so writers
-// queue for the file's write lock (waiting at most Options.BusyTimeout)
-// and an admission reads and writes under that one lock: no two
-// processes can both take the last unit of a budget. The file is in WAL
+// queue for the file's write lock (waiting at most Options.BusyTimeout,
+// or until the caller's context ends) and an admission reads and writes
+// under that one lock: no two processes can both take the last unit of a
+// budget. A write that gives up fails with a *LockedError (or the
+// context's error) as its cause, and the caller refuses. [Open] takes the
+// lock only to create the schema in an empty file: opening an existing
+// store reads its version without waiting for writers. The file is in WAL
 // mode with synchronous=FULL by default: a step is on disk, and survives
 // a power loss, when it returns. With Options.Sync = [SyncNormal] a step
 // survives a crash of the process but the last steps before a power loss

@@ -19,6 +19,10 @@ const (
 	// it to nothing.
 	walSizeLimit = 8 << 20
 
+	// setUpRetry is how long Open waits before it tries again to set up
+	// a file SQLite reported busy without waiting.
+	setUpRetry = 5 * time.Millisecond
+
 	// fileMode is the mode of a store file Open creates: only its owner
 	// reads or writes budgets and revocations.
 	fileMode = 0o600

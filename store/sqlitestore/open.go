@@ -40,6 +40,7 @@ type Options struct {
 // Store is a [guard.Store] in one SQLite file.
 type Store struct {
 	db     *sql.DB
+	busy   time.Duration // the busy timeout, for messages
 	st     *stmts
 	mu     sync.Mutex // guards admits
 	admits int
@@ -126,8 +127,12 @@ func connect(ctx context.Context, real string, o Options, claimed []claim, wasEm
 	// contexts, instead of SQLite's busy handler polling.
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{db: db}
-	if err := s.schema(ctx, real); err != nil {
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	s := &Store{db: db, busy: busy}
+	if err := s.setUp(ctx, real); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -137,7 +142,7 @@ func connect(ctx context.Context, real string, o Options, claimed []claim, wasEm
 	}
 	if s.st, err = prepare(ctx, db); err != nil {
 		db.Close()
-		return nil, guard.Failed("sqlitestore", "open", err)
+		return nil, s.failed("open", err)
 	}
 	return s, nil
 }
@@ -216,40 +221,85 @@ CREATE TABLE requests (family BLOB NOT NULL, id BLOB NOT NULL, digest BLOB NOT N
 CREATE INDEX requests_keep ON requests (keep);
 `
 
-// schema creates the schema in an empty file, or checks the version of an
-// existing one, in one write transaction so that processes opening a new
-// file at once create it once.
+// setUp connects and runs schema, trying again while SQLite reports the
+// file busy, until the busy timeout or the context ends. Processes that
+// open a new file at once race to switch it to WAL mode and create its
+// schema, and SQLite can then answer SQLITE_BUSY at once, without waiting
+// in its busy handler (seen in about 1 of 100 such openings): a store
+// that is merely being created must not refuse.
+func (s *Store) setUp(ctx context.Context, path string) error {
+	deadline := time.Now().Add(s.busy)
+	for {
+		err := s.schema(ctx, path)
+		var locked *LockedError
+		if !errors.As(err, &locked) || !time.Now().Before(deadline) {
+			return err
+		}
+		t := time.NewTimer(setUpRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// schema checks the version of an existing store without taking the
+// write lock (in WAL mode a reader never waits for a writer), so that
+// opening a busy store does not queue behind other processes'
+// admissions. An empty file gets its schema in one write transaction,
+// which checks again, so that processes opening a new file at once
+// create it once.
 func (s *Store) schema(ctx context.Context, path string) error {
+	done, err := s.checkVersion(ctx, s.db, path)
+	if err != nil || done {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return guard.Failed("sqlitestore", "open", err)
+		return s.failed("open", lockWait(ctx, err))
 	}
 	defer tx.Rollback()
-	var tables int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&tables); err != nil {
-		return guard.Failed("sqlitestore", "open", err)
+	if done, err := s.checkVersion(ctx, tx, path); err != nil || done {
+		return err
 	}
-	if tables == 0 {
-		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-			return guard.Failed("sqlitestore", "open", err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version VALUES (?)`, SchemaVersion); err != nil {
-			return guard.Failed("sqlitestore", "open", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return guard.Failed("sqlitestore", "open", err)
-		}
-		return nil
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return s.failed("open", err)
 	}
-	var version int64
-	err = tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: %s is not a tickettool store (no schema version: %v)", path, err)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version VALUES (?)`, SchemaVersion); err != nil {
+		return s.failed("open", err)
 	}
-	if version != SchemaVersion {
-		return fmt.Errorf("sqlitestore: %s has schema version %d; this build reads version %d only", path, version, SchemaVersion)
+	if err := tx.Commit(); err != nil {
+		return s.failed("open", err)
 	}
 	return nil
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// checkVersion reports whether the file holds a store of this schema
+// version (true), or no table at all (false); it refuses anything else.
+func (s *Store) checkVersion(ctx context.Context, q querier, path string) (bool, error) {
+	var tables int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table'`).Scan(&tables); err != nil {
+		return false, s.failed("open", err)
+	}
+	if tables == 0 {
+		return false, nil
+	}
+	var version int64
+	err := q.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version)
+	if err != nil {
+		return false, fmt.Errorf("sqlitestore: %s is not a tickettool store (no schema version: %v)", path, err)
+	}
+	if version != SchemaVersion {
+		return false, fmt.Errorf("sqlitestore: %s has schema version %d; this build reads version %d only", path, version, SchemaVersion)
+	}
+	return true, nil
 }
 
 // Close implements [guard.Store].

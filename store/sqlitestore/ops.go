@@ -98,7 +98,7 @@ func (s *Store) Revoked(ctx context.Context, family token.BlockID, blocks []toke
 			return i, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
-			return -1, guard.Failed("sqlitestore", "revoked", err)
+			return -1, s.failed("revoked", err)
 		}
 	}
 	return -1, nil
@@ -113,7 +113,7 @@ func (s *Store) Spent(ctx context.Context, family token.BlockID, budgets []verif
 	for i, b := range budgets {
 		spent, err := spentOf(s.st.getCounter.QueryRowContext(ctx, family[:], guard.CounterOf(b).String()))
 		if err != nil {
-			return nil, guard.Failed("sqlitestore", "spent", err)
+			return nil, s.failed("spent", err)
 		}
 		u[i] = guard.NewUsage(b, spent)
 	}
