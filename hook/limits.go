@@ -9,9 +9,9 @@ const (
 	MaxEventBytes = 16 << 20
 
 	// StoreTimeout bounds the hook's work with its store (opening it and
-	// admitting the call), well inside the shortest harness timeout
-	// (Copilot's 30 s default): a store that does not answer in time
-	// refuses the call.
+	// admitting the call, together), well inside the shortest harness
+	// timeout (Copilot's 30 s default): a store that does not answer in
+	// time refuses the call.
 	StoreTimeout = 8 * time.Second
 
 	// InputTimeout bounds the wait for the whole event on standard

@@ -130,17 +130,21 @@ func runHook(e *env, args []string) error {
 	if err != nil {
 		return failed(err)
 	}
-	cfg, closeAll, err := hookConfig(h, src, *keyPath, *receipts, *receiptKey, pol, *location)
+	// One deadline for all the store's work, opening it and admitting
+	// the call: well inside the shortest harness timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), hook.StoreTimeout)
+	defer cancel()
+	cfg, closeAll, err := hookConfig(ctx, h, src, *keyPath, *receipts, *receiptKey, pol, *location)
 	if err != nil {
 		return failed(err)
 	}
 	defer closeAll()
-	return answer(hook.Decide(context.Background(), cfg, input))
+	return answer(hook.Decide(ctx, cfg, input))
 }
 
-// hookConfig opens what a decision needs: keys, store, receipt log. The
-// store gets hook.StoreTimeout to open.
-func hookConfig(h hook.Harness, src *hook.Tickets, keyPath, receipts, receiptKey string, pol *policy, location string) (*hook.Config, func(), error) {
+// hookConfig opens what a decision needs: keys, store (within ctx),
+// receipt log.
+func hookConfig(ctx context.Context, h hook.Harness, src *hook.Tickets, keyPath, receipts, receiptKey string, pol *policy, location string) (*hook.Config, func(), error) {
 	_, keys, err := keysOf(keyPath)
 	if err != nil {
 		return nil, nil, err
@@ -149,8 +153,6 @@ func hookConfig(h hook.Harness, src *hook.Tickets, keyPath, receipts, receiptKey
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), hook.StoreTimeout)
-	defer cancel()
 	st, _, err := openStore(ctx, location)
 	if err != nil {
 		return nil, nil, err
