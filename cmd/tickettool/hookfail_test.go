@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tickettool/tickettool/hook"
 )
 
 // TestHookFailsClosed: every error of the hook comes out as the
@@ -200,5 +203,37 @@ func TestHookOwnFiles(t *testing.T) {
 	}
 	if code, stdout, stderr := h.hookRun(t, "claude", event("Write", filepath.Join(h.proj, "src", "b.go"))); harnessReads["claude"](code, stdout, stderr) != runs {
 		t.Errorf("a write in the project: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestHookStoreNeverAnswers: a store that accepts the connection and
+// never answers refuses the call within hook.StoreTimeout, well inside
+// the shortest harness timeout (Copilot's 30 s), in the harness's form.
+func TestHookStoreNeverAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	h := newHookEnv(t)
+	h.args = withFlags(h.args, []string{"--store", "redis://" + ln.Addr().String() + "/0"})
+	event := fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"src/a.go"},"tool_use_id":"t"}`, h.proj)
+	start := time.Now()
+	code, stdout, stderr := h.hookRun(t, "copilot", event)
+	took := time.Since(start)
+	if harnessReads["copilot"](code, stdout, stderr) != blocked || !strings.Contains(stderr, "store") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if took > hook.StoreTimeout+5*time.Second {
+		t.Fatalf("refused after %v", took)
 	}
 }
