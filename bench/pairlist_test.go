@@ -211,7 +211,7 @@ func processPairs(tb testing.TB, bs *binaries) []pair {
 				target: &target{text: fmt.Sprintf("≤ %g×", m.limit), limit: m.limit}})
 		}
 	}
-	return append(ps, launchPairs(bs, hello, argsOf)...)
+	return append(append(ps, launchPairs(bs, hello, argsOf)...), hookPairs(tb, bs)...)
 }
 
 // launchPairs split a launch of tickettool verify in two: starting the

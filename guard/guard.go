@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -99,11 +100,11 @@ func (g *Guard) Verify(ctx context.Context, t *token.Ticket, req *caveat.Request
 	if err != nil {
 		return Decision{}, err
 	}
-	return g.conclude(ctx, vd, t, req, now)
+	return g.conclude(ctx, vd, t, req, now, "")
 }
 
 // conclude admits a call verify allowed, and records the decision.
-func (g *Guard) conclude(ctx context.Context, vd verify.Decision, t *token.Ticket, req *caveat.Request, now time.Time) (Decision, error) {
+func (g *Guard) conclude(ctx context.Context, vd verify.Decision, t *token.Ticket, req *caveat.Request, now time.Time, note string) (Decision, error) {
 	d := Decision{Decision: vd}
 	if d.Allowed {
 		g.admit(ctx, &d, t, req, now)
@@ -114,6 +115,9 @@ func (g *Guard) conclude(ctx context.Context, vd verify.Decision, t *token.Ticke
 	rec := receiptFor(&d.Decision, t, req)
 	if d.Allowed {
 		rec.Note = "request " + d.Request.String()
+	}
+	if note != "" {
+		rec.Note = strings.TrimPrefix(rec.Note+"; "+note, "; ")
 	}
 	if err := g.record(rec, now); err != nil {
 		if d.Allowed && g.cfg.Hold > 0 {

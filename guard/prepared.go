@@ -57,6 +57,14 @@ func (pt *PreparedTicket) Validate(now time.Time) verify.Decision { return pt.p.
 // ticket another guard prepared (under other keys or options, perhaps) is
 // an error, never a decision.
 func (g *Guard) VerifyPrepared(ctx context.Context, pt *PreparedTicket, req *caveat.Request, now time.Time) (Decision, error) {
+	return g.VerifyPreparedNoted(ctx, pt, req, now, "")
+}
+
+// VerifyPreparedNoted is [Guard.VerifyPrepared] with the caller's own note
+// added to the decision's receipt: its name for the call (a coding
+// agent's tool-use id), by which the records a caller writes later about
+// the same call are paired with this one.
+func (g *Guard) VerifyPreparedNoted(ctx context.Context, pt *PreparedTicket, req *caveat.Request, now time.Time, note string) (Decision, error) {
 	switch {
 	case pt == nil || pt.p == nil:
 		return Decision{}, errors.New("guard: no prepared ticket")
@@ -67,5 +75,5 @@ func (g *Guard) VerifyPrepared(ctx context.Context, pt *PreparedTicket, req *cav
 	if err != nil {
 		return Decision{}, err
 	}
-	return g.conclude(ctx, vd, pt.p.Ticket(), req, now)
+	return g.conclude(ctx, vd, pt.p.Ticket(), req, now, note)
 }

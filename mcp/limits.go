@@ -68,10 +68,6 @@ const (
 	// it on; a longer one is passed on in pieces.
 	maxLogLine = 64 << 10
 
-	// maxLinkHops bounds the symbolic links followed when resolving one path,
-	// as the kernel's ELOOP does.
-	maxLinkHops = 40
-
 	// ShutdownGrace is how long [Run] waits for the server to exit after the
 	// agent closed its input (the server's stdin is closed at once) before
 	// it sends SIGTERM to the server's process group, as the MCP stdio

@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"slices"
+	"strings"
+
+	"github.com/tickettool/tickettool/internal/argsubject"
 )
 
 // Profile says which arguments of a server's tools carry a path or a URL,
@@ -92,41 +95,13 @@ func (p *Profile) subjects(tool string, args map[string]json.RawMessage) (paths,
 }
 
 func collect(args map[string]json.RawMessage, one, lists []string, out []string) ([]string, error) {
-	for _, name := range one {
-		raw, ok := present(args, name)
-		if !ok {
-			continue
-		}
-		var s string
-		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-			return nil, fmt.Errorf("mcp: argument %q must be a string", name)
-		}
-		out = append(out, s)
-	}
-	for _, name := range lists {
-		raw, ok := present(args, name)
-		if !ok {
-			continue
-		}
-		var elems []json.RawMessage
-		if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
-			return nil, fmt.Errorf("mcp: argument %q must be an array of strings", name)
-		}
-		for _, e := range elems {
-			var s string
-			if len(e) == 0 || e[0] != '"' || json.Unmarshal(e, &s) != nil {
-				return nil, fmt.Errorf("mcp: argument %q must be an array of strings", name)
-			}
-			out = append(out, s)
-		}
+	out, err := argsubject.Collect(args, one, lists, out)
+	if err != nil {
+		return nil, errors.New("mcp: " + strings.TrimPrefix(err.Error(), "argsubject: "))
 	}
 	return out, nil
 }
 
 func present(args map[string]json.RawMessage, name string) (json.RawMessage, bool) {
-	raw, ok := args[name]
-	if !ok || len(raw) == 0 || string(raw) == "null" {
-		return nil, false
-	}
-	return raw, true
+	return argsubject.Present(args, name)
 }

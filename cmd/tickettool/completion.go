@@ -76,7 +76,7 @@ func completionModel() []compEntry {
 	out := []compEntry{top, {path: "help", words: names[1:], noFile: true}}
 	for _, c := range cmds {
 		if len(c.subs) > 0 {
-			out = append(out, compEntry{path: c.name, words: c.subs, noFile: true, parent: true, flags: []compFlag{{name: "help"}}})
+			out = append(out, compEntry{path: c.name, words: c.subs, noFile: true, parent: true, flags: flagsOf(c, nil)})
 			for _, s := range c.subs {
 				out = append(out, compEntry{path: c.name + " " + s, flags: flagsOf(c, []string{s})})
 			}

@@ -71,6 +71,12 @@ func TestCompletionBash(t *testing.T) {
 		{"tickettool mint --appr", []string{"--approval", "--approval-location"}},
 		{"tickettool verify --disc", []string{"--discharge"}},
 		{"tickettool mcp --disc", []string{"--discharge-dir"}},
+		{"tickettool ho", []string{"holder", "hook"}},
+		{"tickettool hook con", []string{"config"}},
+		{"tickettool hook --har", []string{"--harness"}},
+		{"tickettool hook --ticket-", []string{"--ticket-dir", "--ticket-file"}},
+		{"tickettool hook delegate --t", []string{"--ticket-dir"}},
+		{"tickettool hook config --ti", []string{"--ticket-dir", "--ticket-file", "--timeout"}},
 		// After "--", the server's words: file names, never our flags.
 		{"tickettool mcp --ticket-file t -- server --k", nil},
 		{"tickettool mcp -- --dis", nil},

@@ -26,7 +26,8 @@ calls with the caveat named, receipts written and verified, tampered
 receipt logs caught, and an approval: the agent drafts a post, posting is
 refused pending the pricing lead's approval, the lead approves that exact
 post, it goes through once, and a second post with the same approval is
-refused. The clock is fixed (2026-06-01T10:00:00Z) so the story
+refused; last, a coding agent's recorded tool calls decided by tickettool
+hook, a subagent's narrower ticket among them. The clock is fixed (2026-06-01T10:00:00Z) so the story
 reads the same every time; keys and ids are fresh. Removes the directory at
 the end. Exit status 1 if any step does not turn out as narrated.
 
@@ -183,7 +184,10 @@ func (d *demo) story() error {
 	if err := d.receipts(); err != nil {
 		return err
 	}
-	return d.approvals()
+	if err := d.approvals(); err != nil {
+		return err
+	}
+	return d.hooks()
 }
 
 // calls is part 4: the subagent's calls, each checked offline through the

@@ -65,6 +65,7 @@ func TestExitStatus(t *testing.T) {
 	write("damaged.log", string(log[:first])+"\x1f"+string(log[first:]), 0o600)
 	write("copy.log", string(log), 0o600)
 	garbage := write("garbage", "this is not what you think\n", 0o600)
+	write("main.ticket", tk+"\n", 0o600) // the hook's ticket directory is d
 	missing := p("missing")
 	nodir := filepath.Join(missing, "x")
 
@@ -248,6 +249,19 @@ func TestExitStatus(t *testing.T) {
 		{args: []string{"completion", "tcsh"}, want: 2},
 		{args: []string{"completion"}, want: 2},
 		{args: []string{"completion", "--nope"}, want: 2},
+		// hook: its decisions answer in the harness's own exit statuses
+		// (hook_test.go); here, what comes before there is a harness.
+		{args: []string{"hook", "-h"}, want: 0},
+		{args: []string{"hook", "--key", pub}, want: 2},
+		{args: []string{"hook", "--harness", "vscode", "--key", pub}, want: 2},
+		{args: []string{"hook", "config", "--harness", "claude", "--ticket-dir", d, "--key", pub}, want: 0},
+		{args: []string{"hook", "config", "--harness", "claude", "--key", pub}, want: 2},
+		{args: []string{"hook", "config", "--harness", "vscode", "--ticket-dir", d, "--key", pub}, want: 2},
+		{args: []string{"hook", "delegate", "--ticket-dir", d, "Explore", "tools=read_file", "calls=2"}, want: 0},
+		{args: []string{"hook", "delegate", "--ticket-dir", d, "Explore", "tools=write_file"}, want: 1},
+		{args: []string{"hook", "delegate", "--ticket-dir", d, "../Explore", "tools=read_file"}, want: 2},
+		{args: []string{"hook", "delegate", "--ticket-dir", missing, "Explore", "tools=read_file"}, want: 2},
+		{args: []string{"hook", "delegate", "--ticket-dir", d}, want: 2},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {

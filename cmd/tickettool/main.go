@@ -7,7 +7,9 @@
 // or expired (stdout names what when it prints the outcome, as verify
 // does, else stderr); 2 usage errors and input that cannot be read or
 // decoded at all. mcp, once its server runs, exits with the server's
-// status, or 130 or 143 when SIGINT or SIGTERM stopped it.
+// status, or 130 or 143 when SIGINT or SIGTERM stopped it. hook, once it
+// knows its harness, answers as that harness reads a hook's exit status
+// and output.
 package main
 
 import (
@@ -97,6 +99,7 @@ func commands() []command {
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify, nil},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},
 		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP, nil},
+		{"hook", "decide a coding agent's tool call from its pre-tool hook (hook config, hook delegate)", runHook, []string{"config", "delegate"}},
 		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},
 		{"spent", "show what each budget of a ticket has spent in a store", runSpent, nil},
 		{"receipt", "show, verify, checkpoint or repair a receipt log (receipt show|verify|checkpoint|repair)", runReceipt,
@@ -166,6 +169,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func report(stderr io.Writer, err error) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
+	}
+	if he := (*hookExit)(nil); errors.As(err, &he) {
+		return he.code // the hook wrote its answer, in the harness's form
 	}
 	code, hints := classify(err)
 	if !errors.Is(err, errOnStdout) {

@@ -12,8 +12,9 @@ package main
 //     any text, a word of 8 or more lowercase hex digits (at least one a
 //     digit) for any hex word of that length (ids, key hashes), and an RFC
 //     3339 time for any such time. The exit status must be nonzero when
-//     the output shows "tickettool: error: …" or starts with the verdict
-//     "refused" or "invalid", and zero otherwise.
+//     the output shows "tickettool: error: …" or a hook's "tickettool:
+//     refused …", or starts with the verdict "refused" or "invalid", and
+//     zero otherwise.
 //   - A ```sh block is a script shown without its output: it runs as one
 //     bash script under set -e and must exit 0.
 //   - Every block runs in order in one bash session per file: a fresh

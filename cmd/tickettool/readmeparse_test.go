@@ -150,13 +150,14 @@ func (x *example) commands() ([]consoleCommand, error) {
 }
 
 // wantsFailure reports whether the output shown says the command failed:
-// an error line, or a refused or invalid verdict first.
+// an error line or a hook's refusal line, or a refused or invalid verdict
+// first.
 func wantsFailure(want []string) bool {
 	if len(want) > 0 && (want[0] == "refused" || want[0] == "invalid") {
 		return true
 	}
 	for _, l := range want {
-		if strings.HasPrefix(l, "tickettool: error: ") {
+		if strings.HasPrefix(l, "tickettool: error: ") || strings.HasPrefix(l, "tickettool: refused ") {
 			return true
 		}
 	}

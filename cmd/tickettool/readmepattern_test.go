@@ -60,6 +60,7 @@ func TestWantsFailure(t *testing.T) {
 		{[]string{"tickettool: error: no", "tickettool: hint: yes"}, true},
 		{[]string{"tkt1_…", "tickettool: hint: only a hint"}, false},
 		{[]string{"block 0 refused"}, false},
+		{[]string{`{"hookSpecificOutput":{}}`, "tickettool: refused builtin/read (Read) x: block 0 caveat paths: …"}, true},
 	} {
 		if got := wantsFailure(c.want); got != c.fail {
 			t.Errorf("%q: %v, want %v", c.want, got, c.fail)

@@ -1,4 +1,4 @@
-package mcp
+package pathcheck
 
 import (
 	"errors"
@@ -27,12 +27,12 @@ func TestResolveUnicodeEquivalent(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(allowed, "cafe\u0301")); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := resolve(filepath.Join(allowed, "caf\u00e9", "secret"))
+	got, _ := Resolve(filepath.Join(allowed, "caf\u00e9", "secret"))
 	if want := filepath.Join(outside, "secret"); got != want {
 		t.Fatalf("resolve = %q, want %q", got, want)
 	}
 	// An ASCII name that does not exist is not matched to anything.
-	if got, _ := resolve(filepath.Join(allowed, "cafe", "x")); got != filepath.Join(allowed, "cafe", "x") {
+	if got, _ := Resolve(filepath.Join(allowed, "cafe", "x")); got != filepath.Join(allowed, "cafe", "x") {
 		t.Fatalf("resolve ascii = %q", got)
 	}
 }
@@ -61,15 +61,15 @@ func TestResolveLookalikes(t *testing.T) {
 		{"\u212bx/f", out + "/f"},   // exists byte for byte
 		{"A\u030ax/f", dir + "/A\u030ax/f"},
 	} {
-		got, err := resolve(filepath.Join(dir, tc.in))
+		got, err := Resolve(filepath.Join(dir, tc.in))
 		if err != nil || got != tc.want {
-			t.Errorf("resolve(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Errorf("Resolve(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	if _, err := resolve(filepath.Join(dir, "\u00c5x", "f")); !errors.Is(err, errAmbiguous) {
-		t.Errorf("resolve(Åx/f): %v, want ambiguous", err)
+	if _, err := Resolve(filepath.Join(dir, "\u00c5x", "f")); !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("Resolve(Åx/f): %v, want ambiguous", err)
 	}
-	if _, err := withResolved([]string{filepath.Join(dir, "\u00c5x")}, ""); err == nil || !strings.Contains(err.Error(), "\u00c5x") {
+	if _, err := WithResolved([]string{filepath.Join(dir, "\u00c5x")}, ""); err == nil || !strings.Contains(err.Error(), "\u00c5x") {
 		t.Errorf("withResolved: %v", err)
 	}
 }

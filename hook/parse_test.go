@@ -1,0 +1,108 @@
+package hook
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestHarnessRoundTrip(t *testing.T) {
+	for _, h := range Harnesses() {
+		got, err := ParseHarness(h.String())
+		if err != nil || got != h {
+			t.Errorf("ParseHarness(%q) = %v, %v", h.String(), got, err)
+		}
+	}
+	for _, s := range []string{"", "Claude", "vscode", "claude "} {
+		if _, err := ParseHarness(s); err == nil {
+			t.Errorf("ParseHarness(%q) accepted", s)
+		}
+	}
+}
+
+// TestOneLine: oneLine: a reason never holds a line break, an escape or a
+// bidirectional override, and never grows past its bound.
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                  "plain",
+		"a\nb\rc":                `a\nb\rc`,
+		"\x1b[31mred":            `\x1b[31mred`,
+		"evil\u202etxt.exe":      `evil\u202etxt.exe`,
+		"line\u2028sep":          `line\u2028sep`,
+		"bad \xff byte":          `bad \xff byte`,
+		"café \uFFFD kept as is": "café \uFFFD kept as is",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := oneLine(strings.Repeat("x", 10*maxReasonBytes)); len(got) > maxReasonBytes+len("…") {
+		t.Errorf("OneLine kept %d bytes", len(got))
+	}
+}
+
+func TestPatchPaths(t *testing.T) {
+	for _, tc := range []struct {
+		patch string
+		want  []string
+	}{
+		{"*** Begin Patch\n*** Add File: a.go\n+x\n*** End Patch", []string{"/w/a.go"}},
+		{"*** Begin Patch\r\n*** Update File: src/a.go\r\n*** Move to: /etc/x\r\n*** End Patch", []string{"/w/src/a.go", "/etc/x"}},
+		{"*** Begin Patch\n*** Delete File: ./b//c.go\n*** End Patch", []string{"/w/b/c.go"}},
+		{"*** Begin Patch\n*** Add File: ../up.go\n*** End Patch", []string{"/w/../up.go"}},
+	} {
+		in, _ := json.Marshal(map[string]string{"command": tc.patch})
+		ev := &event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}
+		ev.input(in)
+		got, err := patchPaths(ev)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("patch %q: %q, %v; want %q", tc.patch, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{`{"command":"no headers"}`, `{"command":5}`, `{}`, `{"command":"*** Add File: a\\\\b"}`} {
+		ev := &event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}
+		ev.input([]byte(bad))
+		if got, err := patchPaths(ev); err == nil {
+			t.Errorf("patch %s: %q accepted", bad, got)
+		}
+	}
+}
+
+func TestMCPNames(t *testing.T) {
+	for _, tc := range []struct {
+		h                  Harness
+		name, server, tool string
+	}{
+		{Claude, "mcp__fs__read_file", "fs", "read_file"},
+		{Claude, "mcp__plugin_p_fs__a__b", "plugin_p_fs", "a__b"},
+		{Codex, "mcp__github__create_issue", "github", "create_issue"},
+		{Gemini, "mcp_fs_read_file", "fs", "read_file"},
+		{Cursor, "MCP:read_file", "mcp", "read_file"},
+		{Copilot, "mcp__fs__read_file", "fs", "read_file"},
+	} {
+		s, tool, ok := mcpName(&event{Harness: tc.h, Tool: tc.name})
+		if !ok || s != tc.server || tool != tc.tool {
+			t.Errorf("%v %s: %q %q %v", tc.h, tc.name, s, tool, ok)
+		}
+	}
+	if _, err := mapCall(&event{Harness: Claude, Tool: "mcp__builtin__read", Input: map[string]json.RawMessage{}}); err == nil {
+		t.Error("an MCP server named builtin was accepted")
+	}
+	if _, err := mapCall(&event{Harness: Claude, Tool: "mcp__fs__read_file", Input: map[string]json.RawMessage{"path": []byte(`"rel/x"`)}}); err == nil {
+		t.Error("a relative MCP path was accepted")
+	}
+}
+
+func TestGeminiPromptURLs(t *testing.T) {
+	ev := &event{Harness: Gemini, Tool: "web_fetch"}
+	ev.input([]byte(`{"prompt":"Compare https://a.example.com/x, and (http://b.example.org/y). Also ftp://c/"}`))
+	got, err := fetchURLs(ev, table[Gemini]["web_fetch"])
+	if want := []string{"https://a.example.com/x", "http://b.example.org/y"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("%q, %v; want %q", got, err, want)
+	}
+	ev.input([]byte(`{"prompt":"summarise example.com"}`))
+	if _, err := fetchURLs(ev, table[Gemini]["web_fetch"]); err == nil {
+		t.Fatal("a prompt without a URL was accepted")
+	}
+}

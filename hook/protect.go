@@ -1,0 +1,96 @@
+package hook
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/tickettool/tickettool/internal/jcs"
+	"github.com/tickettool/tickettool/internal/pathcheck"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Protected is a file or directory no call may write, whatever the ticket
+// says: the hook's own ticket, key, store and receipt log, and every
+// harness's hook configuration (an agent that can edit its settings can
+// turn its hook off). Secret ones (a secret key) may not be read either.
+type Protected struct {
+	Path   string
+	Dir    bool // everything under Path too
+	Secret bool // reads are refused as well as writes
+}
+
+// configNames are the directories where harnesses read hook
+// configuration (Claude Code's settings and subagent definitions, Codex's
+// hooks.json and config.toml, Gemini's settings, Cursor's hooks.json,
+// Copilot's and VS Code's hook files), in a project or in the home
+// directory. A write to any path with such a directory in it is refused,
+// wherever it lies: the harness's idea of the project root can be any
+// directory above the cwd, and every harness's are protected under every
+// harness, since VS Code reads Claude Code's settings and an agent of one
+// harness can edit another's.
+var configNames = [][]string{{".claude"}, {".codex"}, {".gemini"}, {".cursor"}, {".copilot"}, {".vscode"}, {".github", "hooks"}}
+
+// configHit returns the hook configuration directory a path (absolute)
+// runs through, or "".
+func configHit(path string) string {
+	segs := strings.Split(fold(path), "/")
+	for i := range segs {
+		for _, n := range configNames {
+			if i+len(n) > len(segs) {
+				continue
+			}
+			match := true
+			for k, s := range n {
+				if segs[i+k] != fold(s) {
+					match = false
+					break
+				}
+			}
+			if match {
+				return strings.Join(strings.Split(filepath.Clean(path), "/")[:i+len(n)], "/")
+			}
+		}
+	}
+	return ""
+}
+
+// protectedHit returns the protected entry one of paths (absolute, as
+// given and resolved) falls on, or nil. Names are compared under Unicode
+// NFC and case folding, as a case-insensitive filesystem would, and a
+// file's sidecars (store.db-wal, log.lock) count as the file.
+func protectedHit(paths []string, prot []Protected, writes bool) *Protected {
+	if writes {
+		for _, path := range paths {
+			if dir := configHit(path); dir != "" {
+				return &Protected{Path: dir, Dir: true}
+			}
+		}
+	}
+	for i := range prot {
+		p := &prot[i]
+		if !writes && !p.Secret {
+			continue
+		}
+		forms := []string{p.Path}
+		if r, err := pathcheck.Resolve(p.Path); err == nil && r != "" && r != p.Path {
+			forms = append(forms, r)
+		}
+		for _, path := range paths {
+			for _, f := range forms {
+				if covers(fold(f), fold(path), p.Dir) {
+					return p
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func covers(prot, path string, dir bool) bool {
+	if path == prot || strings.HasPrefix(path, prot+"/") {
+		return true
+	}
+	return !dir && (strings.HasPrefix(path, prot+"-") || strings.HasPrefix(path, prot+"."))
+}
+
+func fold(s string) string { return jcs.FoldName(norm.NFC.String(filepath.Clean(s))) }
