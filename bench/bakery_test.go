@@ -11,7 +11,7 @@ import (
 	"gopkg.in/macaroon-bakery.v2/bakery/checkers"
 )
 
-// macaroonBakery is macaroon.v2 as the issue names it: "with its bakery
+// macaroonBakery is macaroon.v2 as the target names it: "with its bakery
 // checkers". The token is macaroonV2's, byte for byte; the caveats are
 // checked by a checkers.Checker from gopkg.in/macaroon-bakery.v2: its
 // standard time-before checker (reading the time from the context, as a

@@ -15,7 +15,7 @@ import (
 )
 
 // The benchmarks are declared in the order go test runs them: those the
-// issue's targets compare come first, so that on a shared machine they run
+// targets compare come first, so that on a shared machine they run
 // as close together in time as possible; the scale tables and mint follow.
 
 // BenchmarkFullVerify measures, for every library, decoding the scenario's

@@ -6,8 +6,7 @@
 //
 // Every ratio it reports comes from TestPairs (run with -pairs, see
 // run.sh): A and B alternate in short batches in one process, A B B A,
-// several groups, and the median ratio and the range are reported
-// (issue #18, "Measure as pairs"). The Benchmark functions remain for
+// several groups, and the median ratio and the range are reported. The Benchmark functions remain for
 // profiles and absolute times of one side.
 //
 // It is a module of its own so that the main module never depends on a

@@ -15,11 +15,11 @@ import (
 )
 
 // The pairs bench/README.md and the top README report, in the order they
-// run and print. Groups: the #18 targets first, then the peers, scale and
+// run and print. Groups: the targets first, then the peers, scale and
 // mint.
 
 const (
-	groupTargets = "Issue #18 targets"
+	groupTargets = "Targets"
 	groupPeers   = "Full verify: every library ÷ tickettool-hmac"
 	groupScale   = "Scale: HMAC full verify ÷ the same with one block or one list entry"
 	groupMint    = "Mint (mint + 3 attenuations + encode): every library ÷ tickettool-hmac"
@@ -84,7 +84,7 @@ func joseOp(tb testing.TB) func() error {
 	}
 }
 
-// targetPairs returns the pairs of the #18 targets that run in process.
+// targetPairs returns the pairs of the targets that run in process.
 // The DPoP target (B ≤ H + 1.05 J, for the HMAC verify H and go-jose's
 // check J) is judged as B ÷ (H + J) ≤ 1 + 0.05 J ÷ (H + J), with J's
 // share of H + J measured beside the pairs (dpopLimit).

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The pair harness (issue #18, "Measure as pairs"). On a shared 2-core
+// The pair harness. On a shared 2-core
 // host the speed of the machine changes from one second to the next, so a
 // ratio of two benchmarks run minutes apart measures the host as much as
 // the code. Here A and B run in the same process in short batches, in the
@@ -120,9 +120,9 @@ func callers(procs int, name string, op func() error) side {
 	}}
 }
 
-// target is an issue #18 target for a pair's median ratio.
+// target is a target for a pair's median ratio.
 type target struct {
-	text    string  // as the issue states it
+	text    string  // as the target is stated
 	limit   float64 // the bound on the median ratio
 	atLeast bool    // the ratio must be at least limit (else at most)
 }
@@ -141,7 +141,7 @@ type pair struct {
 	a, b    side
 	wall    bool    // judge by wall time (else by CPU time)
 	speedup bool    // the ratio is A's time per op ÷ B's (B's throughput over A's), else B's ÷ A's
-	target  *target // nil: no #18 target
+	target  *target // nil: no target
 	batch   time.Duration
 }
 

@@ -12,8 +12,7 @@ import (
 	"time"
 )
 
-// The command line as whole processes (issue #18, "Command line and
-// guard"): tickettool verify against a static Go "hello world", process
+// The command line as whole processes: tickettool verify against a static Go "hello world", process
 // launches alternating in the pair harness's ABBA batches. hyperfine would
 // run all of one command's launches, then all of the other's: the very
 // "minutes apart" that pairs avoid on a shared host.

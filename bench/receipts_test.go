@@ -16,7 +16,7 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-// The receipt log's #18 targets, as pairs: opening a log and appending one
+// The receipt log's targets, as pairs: opening a log and appending one
 // record, a 100,000-record log ÷ an empty one; the Guard with receipts, 8
 // concurrent callers ÷ 1; chain.Verify of a log on both cores ÷ on one.
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measures every pair bench/README.md and the top README report (TestPairs,
-# issue #18 "Measure as pairs"): builds the bench module's test binary and
+# "Measure as pairs"): builds the bench module's test binary and
 # runs it once with -pairs. In-process pairs alternate A B B A in batches
 # of ≈25 ms, 9 groups each; the process pairs build tickettool (go build
-# ./cmd/tickettool, as README.md says) and a static hello world first and
+# ./cmd/tickettool, static as README.md says, and dynamically linked as the
+# toolchain's default) and a static hello world first and
 # alternate their launches the same way. The report (markdown) goes to
 # results.md and stdout; a progress line per pair goes to stderr. Extra
 # arguments go to the test binary, e.g. -pairs.groups 15 or

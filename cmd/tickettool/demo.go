@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,9 +72,19 @@ func (d *demo) path(name string) string { return filepath.Join(d.dir, name) }
 
 func at(sec int) string { return demoT0.Add(time.Duration(sec) * time.Second).Format(time.RFC3339) }
 
+// storeCommands are the commands that keep state in a store. The demo
+// promises to work in its temporary directory only, so each of them must
+// name the directory's store: without --store they would write to the
+// user's default store under $HOME.
+var storeCommands = map[string]bool{"verify": true, "spent": true, "revoke": true, "mcp": true}
+
 // tt runs one tickettool command in-process, shows it as a person would
-// type it and what it prints, and checks its exit status.
+// type it and what it prints, and checks its exit status. A command that
+// uses a store without --store is an error, never run.
 func (d *demo) tt(want int, args ...string) (string, error) {
+	if storeCommands[args[0]] && !slices.Contains(args, "--store") {
+		return "", fmt.Errorf("tickettool %s: no --store: the demo keeps its state in its temporary directory", args[0])
+	}
 	shown := make([]string, len(args))
 	for i, a := range args {
 		if n, ok := d.names[a]; ok {

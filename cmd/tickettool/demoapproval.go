@@ -38,7 +38,7 @@ func (d *demo) approvals() error {
 		return err
 	}
 	d.say("\nThe agent drafts: no approval needed.")
-	if _, err := d.tt(0, "verify", "--key", p("root.key.pub"), "--now", at(120), "--tool", "draft_summary", draft); err != nil {
+	if _, err := d.tt(0, "verify", "--key", p("root.key.pub"), "--now", at(120), "--store", p("store.db"), "--tool", "draft_summary", draft); err != nil {
 		return err
 	}
 	d.say("\nIts draft, in post.json:\n%s", summary)

@@ -20,7 +20,12 @@ Shows what TICKET (its text, - for standard input, or @PATH for a file)
 says: mode, key id, family id, when it expires (against --now, default
 the clock, with no skew), whether more blocks can be appended and why
 not, every block's caveats, the effective scope after every block, holder
-binding and seal state. It reads the ticket without any key, so NOTHING
+binding and seal state. The family id (32 hex digits) is block 0's random
+ticket id, the same in every ticket attenuated from it, as receipts show
+it (family=); it names the family, it revokes nothing: revocations and
+budgets are kept under block ids, which only the verified chain yields
+('tickettool verify --ids', 'tickettool revoke --key'). It reads the
+ticket without any key, so NOTHING
 IS VERIFIED: use 'tickettool verify' before trusting any of it. It never
 prints a tag, signature or key.
 

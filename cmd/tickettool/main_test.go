@@ -296,10 +296,17 @@ func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// TestDemo runs the demo in-process (under -race in CI).
+// TestDemo runs the demo in-process (under -race in CI). The demo works in
+// its temporary directory only: with HOME an empty directory (and no
+// store named by the environment, so the default store lies under HOME)
+// nothing may appear under HOME.
 func TestDemo(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv(envStore, "")
+	t.Setenv(envStateHome, "")
 	var out, errb bytes.Buffer
 	if code := run([]string{"demo"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
@@ -316,6 +323,9 @@ func TestDemo(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("demo left %s behind", left[0].Name())
+	}
+	if left, _ := os.ReadDir(home); len(left) > 0 {
+		t.Errorf("demo wrote %s under HOME", left[0].Name())
 	}
 }
 

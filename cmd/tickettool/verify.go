@@ -45,7 +45,8 @@ is admitted in the store in one step: no block revoked there, the DPoP
 proof never used, room in every budget (calls, total), which it then
 charges; so a calls=1 ticket is allowed once, however many processes
 verify it. Revocations in the store make "valid" "invalid" too.
---ids prints the id of every block after the verdict, "block N ID".
+--ids prints the id of every block after the verdict, "block N ID": a
+revocation names them ('tickettool revoke BLOCK0:BLOCK').
 TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
 
 --discharge D (repeatable; its text, - or @PATH) presents a discharge
@@ -59,8 +60,9 @@ command they run.
 "invalid"); refusals, an array of {check, block, kind, reason} (check is
 key, mode, chain, attenuation, revoked, policy, caveat, approval or
 dpop; block is -1 when no one block is concerned; kind is the caveat's kind or ""), empty
-when allowed or valid; family_id, block 0's ticket id in hex, and
-block_ids, every block's id in hex ("" and [] when the chain did not
+when allowed or valid; family_id, the family id (block 0's random
+ticket id, 32 hex digits, as inspect shows it), and block_ids, every
+block's id (64 hex digits, what revoke takes as BLOCK0:BLOCK) ("" and [] when the chain did not
 verify); budgets, an array of {block, kind, key, limit} for every calls or
 total caveat (limit a number for calls, an amount such as "5USD" for
 total; key the hex id of the block that set it); hints, an array of
