@@ -1,6 +1,6 @@
 package key_test
 
-// Issue #17: the key files and strings tickettool wrote before package key
+// The key files and strings tickettool wrote before package key
 // existed keep loading, unchanged. key/testdata holds them, written by the
 // CLI of commit 7d175ce (see testdata/README) and first loaded by the API
 // that wrote them (commit "key: testdata written by today's CLI"). Here

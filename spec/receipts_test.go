@@ -39,7 +39,7 @@ func TestReceiptConformance(t *testing.T) {
 		for _, r := range l.Records {
 			kinds[l.Key+"/"+r.Fields.Kind] = true
 			if len(r.Fields.Approvals) > 0 {
-				kinds[l.Key+"/approvals"] = true // field 17 (issue #19)
+				kinds[l.Key+"/approvals"] = true // field 17
 			}
 		}
 	}

@@ -64,7 +64,7 @@ type RecordFields struct {
 	Prev     string   `json:"prev"` // hex
 	Alg      string   `json:"alg"`  // "ed25519" or "hmac-sha256"
 	Sig      string   `json:"sig"`  // hex
-	// Approvals is field 17: [key id, DID] pairs (issue #19).
+	// Approvals is field 17: [key id, DID] pairs.
 	Approvals []ApprovalField `json:"approvals,omitempty"`
 }
 
