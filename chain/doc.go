@@ -58,8 +58,8 @@
 // and nothing follows it). Only Verify checks every record; a break in the
 // middle of a log (a lost page, deleted records) is its to find: such a
 // log still opens and is appended to, and "receipt verify" reports the
-// break. Issue #18 asked for an open that does not grow with the log; this
-// is its price, and the reason to run "receipt verify" on a schedule.
+// break. The cost of an open must not grow with the log; this is its price, and
+// the reason to run "receipt verify" on a schedule.
 //
 // A record-like offset is a map head of 6 to 17 pairs (0xa6 to 0xb1),
 // key 1, an unsigned integer head. A tail is torn only when the file ends

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// Exhaustive and boundary checks of the torn-tail rule of issue #13 point
-// 6 (see repair_test.go).
+// Exhaustive and boundary checks of the torn-tail rule (see
+// repair_test.go).
 
 // TestRepairEveryCut: for every cut of a valid log, Repair leaves it
 // alone (a cut on a record boundary) or drops exactly the partial last

@@ -13,7 +13,7 @@ import (
 	"github.com/tickettool/tickettool/key"
 )
 
-// Issue #13 point 6: a tail is torn only when no complete, well-formed
+// A tail is torn only when no complete, well-formed
 // record follows the damage; otherwise the log is broken, and nothing
 // (Repair, Open, Verify, Scan) may call it torn.
 

@@ -182,7 +182,7 @@ func checkClaims(k *publicKey, c *claims, iat int64, exp *Expectations, st *sett
 // verifyJWS checks the proof's form, header and signature (spec/FORMAT.md
 // §4.5 steps 1–6) and returns its key and payload. It is written from the
 // spec rather than calling go-jose, whose parse decodes the header twice
-// through reflection (about 12% of a check, issue #18) and refuses more
+// through reflection (about 12% of a check) and refuses more
 // than the spec does, and accepts some of what it refuses (TestGoJoseDiffers).
 // go-jose stays the reference: FuzzVerifyJWS and TestVerifyJWSProperty hold
 // the two to one answer (jws_ref_test.go, jws_fuzz_test.go).

@@ -81,7 +81,7 @@
 // decoded by the same scanner. go-jose is the reference for all of it, not
 // the implementation: it decodes the header and jwk through reflection,
 // which made a proof check about 1.03-1.10x go-jose's bare parse and
-// verify (issue #18 asks for at most 1.05x), and it refuses more than the
+// verify (the target is at most 1.05x), and it refuses more than the
 // spec (a header "kid" or "nonce" that is not a string, any "x5c" that is
 // not a certificate chain, jwk members such as "kid", "use", "x5c", "x5u",
 // "x5t", "n", "e" it cannot decode) and accepts what the spec refuses

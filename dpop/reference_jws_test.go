@@ -13,7 +13,7 @@ import (
 )
 
 // The reference proof check: go-jose parses the JWS, its header and the
-// jwk, and verifies the signature, as verifyJWS did before issue #18.
+// jwk, and verifies the signature, as verifyJWS once did, through go-jose.
 // verifyJWS must agree with it on every proof (FuzzVerifyJWS,
 // TestVerifyJWSProperty) except where go-jose refuses what spec/FORMAT.md
 // accepts, or accepts what it refuses (goJoseDiffers, the table of

@@ -179,7 +179,7 @@ func checkRecord(t *testing.T, r chain.Record, data []byte) {
 func FuzzVerifyLog(f *testing.F) {
 	// Seeds beside the generated corpus (testdata): torn and damaged
 	// tails, and record 0 with its prev head's byte string changed to a
-	// text string (issue #13 point 6).
+	// text string.
 	for _, fl := range fixedLogs {
 		d := fl.data
 		f.Add(d[:len(d)-7], byte(0), uint32(0), byte(0))

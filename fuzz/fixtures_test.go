@@ -87,7 +87,7 @@ var secretForms = func() []string {
 	return []string{hex.EncodeToString(s), base64.RawURLEncoding.EncodeToString(s), base64.StdEncoding.EncodeToString(s), string(s)}
 }()
 
-// The public APIs take no randomness (issue #17), and the seeds are made
+// The public APIs take no randomness, and the seeds are made
 // at package initialisation, outside any test, so
 // testing/cryptotest.SetGlobalRandom cannot serve. Like the spec vector
 // generator, the fixtures instead fix internal/randsrc to the detrand

@@ -847,7 +847,7 @@ func logSeeds() []seed {
 	add("torn-tail", ed.data[:len(ed.data)-5], 0)
 	add("torn-tail-one-byte", append(append([]byte(nil), ed.data...), recs[0][0]), 0)
 	add("trailing-zero", append(append([]byte(nil), ed.data...), 0), 0)
-	// Issue #13 point 6: an item cut short by the end of the file with a
+	// An item cut short by the end of the file with a
 	// complete record after it is damage, not a torn tail.
 	longer := cat(ed.data)
 	longer[bytes.Index(longer, []byte{0x0e, 0x58})+1] = 0x59 // record 0's prev: 1 length byte to 2

@@ -22,7 +22,7 @@
 // cannot be replayed in another family: its ath claim binds it to one
 // ticket.
 //
-// A used discharge (an approver's approval, issue #19) is charged and
+// A used discharge (an approver's approval) is charged and
 // revoked like a block: its calls and total budgets are keyed by its id
 // (the DID, verify.UsedDischarge), charged in the same Admit as the
 // ticket's (so calls=1 admits one call, whichever process asks), and a

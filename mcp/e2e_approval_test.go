@@ -11,7 +11,7 @@ import (
 )
 
 // TestE2EApproval is the approval story against the real filesystem
-// server (issue #19): a write_file to a ticket with an approval is refused
+// server: a write_file to a ticket with an approval is refused
 // pending approval, and the refusal holds the command to run; that exact
 // command (plus --yes: no terminal here) makes a one-shot discharge for
 // the call's arguments into the discharge directory; the same call is then

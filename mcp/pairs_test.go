@@ -26,8 +26,8 @@ const (
 	pairBatch = 50
 )
 
-// TestPairsCallOverhead measures what the proxy adds to a tools/call (issue
-// #18: at most 0.1 ms, median of 2,000 calls, no receipts): the same SDK
+// TestPairsCallOverhead measures what the proxy adds to a tools/call (the
+// target: at most 0.1 ms, median of 2,000 calls, no receipts): the same SDK
 // client calls the same in-test server's read_file through the proxy (A)
 // and straight over pipes (B), interleaved in ABBA rounds in one process,
 // for an HMAC, an Ed25519 and a DPoP-bound ticket. It reports the median of

@@ -16,8 +16,8 @@ import (
 )
 
 // Discharge is an approver's signed approval of one approval caveat of
-// one ticket (spec/FORMAT.md §4.6 "Approvals and discharges"; the design
-// of issue #19, section "Discharge"): a one-block document
+// one ticket (spec/FORMAT.md §4.6 "Approvals and discharges"): a
+// one-block document
 //
 //	discharge = { 1: 1, 2: bstr .cbor dblock, 3: bstr .size 64 }
 //	dblock    = { 2: key id, 3: bstr .size 16 nonce, 4: caveats, 7: bstr .size 32 binding }

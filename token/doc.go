@@ -34,7 +34,7 @@
 // decides the mode (block 0's field 1: 1 for HMAC, 2 for Ed25519, numbers
 // of the format, not key.Alg's); a ticket naming another mode is refused.
 //
-// Approvals (issue #19; spec/FORMAT.md §4.6 "Approvals and discharges"):
+// Approvals (spec/FORMAT.md §4.6 "Approvals and discharges"):
 // an approval caveat in block j names an approver's Ed25519 key inline.
 // [Ticket.Binding] computes Bind_j, a hash of the exact bytes of blocks 0
 // to j under its own label, from the ticket's text alone, in both modes;

@@ -9,7 +9,7 @@ import (
 )
 
 // TestVerifyAllocations holds Parse + Verify of the performance scenario
-// (bench/README.md) to its allocation count. Issue 7 allows 15; the bound
+// (bench/README.md) to its allocation count. The budget is 15; the bound
 // is what the code does today (the decoded bytes, their one string copy,
 // the ticket with its blocks and rooms, the block ids the Decision
 // carries), so that a regression shows here before it shows in a
@@ -42,7 +42,7 @@ func TestVerifyAllocations(t *testing.T) {
 	}
 }
 
-// TestVerifyTextAllocations holds VerifyText, the hot path of issue 18, to
+// TestVerifyTextAllocations holds VerifyText, the hot path, to
 // no allocation in steady state in both modes.
 func TestVerifyTextAllocations(t *testing.T) {
 	if raceEnabled {

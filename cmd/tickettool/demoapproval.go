@@ -4,8 +4,8 @@ import (
 	"os"
 )
 
-// approvals is part 7: the pricing lead's approval of one post (issue
-// #19). The agent drafts freely; posting needs the lead's signed approval
+// approvals is part 7: the pricing lead's approval of one post. The agent
+// drafts freely; posting needs the lead's signed approval
 // of that exact post, which allows it once.
 func (d *demo) approvals() error {
 	p := d.path

@@ -52,7 +52,7 @@ const (
 	storeDirMode = 0o700
 )
 
-// Limits of approvals (issue #19; spec/FORMAT.md §4.6 and §6).
+// Limits of approvals (spec/FORMAT.md §4.6 and §6).
 const (
 	// maxApprovals bounds the approval caveats of one ticket (a ticket
 	// with more is malformed).

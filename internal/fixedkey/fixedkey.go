@@ -2,7 +2,7 @@
 // start of internal/detrand's stream for a seed, so a test gets the same
 // key on every call and every run. No randomness is involved: the keys are
 // built from their material with package key's constructors, since no
-// public API takes a randomness source (issue #17). The material is what
+// public API takes a randomness source. The material is what
 // token.GenerateKey and chain.GenerateKey drew from such a stream before
 // package key, so test keys did not change. Secret and Public hand tests
 // and generators that compute signatures themselves a key's material, read

@@ -21,7 +21,7 @@ var readerAllowed = map[string]bool{
 	"mcp.Serve.serverOut":  true,
 }
 
-// TestNoRandomnessInPublicAPI (issue #17): no exported function or method
+// TestNoRandomnessInPublicAPI: no exported function or method
 // of the module's public packages takes an io.Reader other than the data
 // readers above, and no exported struct has an io.Reader field or a field
 // named Rand.

@@ -2,7 +2,7 @@
 // randomness from: crypto/rand, unless the spec vector generator has fixed
 // a source with Fix.
 //
-// No public API of tickettool takes a randomness parameter (issue #17).
+// No public API of tickettool takes a randomness parameter.
 // Tests that want reproducible keys or tickets call
 // testing/cryptotest.SetGlobalRandom, which Reader honours because it reads
 // crypto/rand.Reader at each call.

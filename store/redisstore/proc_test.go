@@ -192,7 +192,7 @@ func admittedVerdicts(t *testing.T, url, pre string) uint64 {
 
 // A one-shot discharge (calls=1) presented by two processes in turn, each
 // with its own guard on one Redis server: the first call is allowed, the
-// second refused (issue #19).
+// second refused.
 func TestProcessesOneShotDischarge(t *testing.T) {
 	url := "redis://" + redisAddr(t)
 	pre := prefix()

@@ -136,7 +136,7 @@ func checkIntegrity(t *testing.T, path string) {
 
 // A one-shot discharge (calls=1) presented by two processes in turn, each
 // with its own guard on one store file: the first call is allowed, the
-// second refused, its budget spent in the file (issue #19).
+// second refused, its budget spent in the file.
 func TestProcessesOneShotDischarge(t *testing.T) {
 	storetest.OneShotInProcesses(t, "SQLITESTORE_PATH="+filepath.Join(t.TempDir(), "store.db"))
 }

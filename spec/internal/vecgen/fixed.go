@@ -13,7 +13,7 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-// The public APIs take no randomness (issue #17). Each key and ticket of
+// The public APIs take no randomness. Each key and ticket of
 // the vectors is instead made while internal/randsrc is fixed to its own
 // detrand stream, named by seed, so that it is the same on every run and
 // does not shift when another vector is added.

@@ -197,7 +197,7 @@ func receiptRecords() []chain.Record {
 		{Time: at(3000), Kind: chain.KindCaptured, TicketID: cid, FamilyID: fam, Block: 1, Note: "request 1"},
 		{Time: at(4250), Kind: chain.KindRefused, TicketID: cid, FamilyID: fam, Block: 1, Tool: "write_file", Op: "invoke",
 			Subjects: []string{"src/discount/a.go", "src/refund/x.go"}, Check: "caveat", Caveat: "tools", Reason: "write_file is not in tools=read_file"},
-		// Issue #19: an allowed call two discharges allowed (field 17), and
+		// An allowed call two discharges allowed (field 17), and
 		// a record with all 17 fields (head b1), signature pair not last.
 		{Time: at(4500), Kind: chain.KindAllowed, TicketID: cid, FamilyID: fam, Block: 1, Tool: "post_summary", Op: "invoke", Subjects: rules,
 			Approvals: []chain.Approval{{KeyID: "pricing-lead", ID: did1}, {KeyID: "legal", ID: did2}}},
