@@ -51,6 +51,12 @@ func TestPatchPaths(t *testing.T) {
 		{"*** Begin Patch\r\n*** Update File: src/a.go\r\n*** Move to: /etc/x\r\n*** End Patch", []string{"/w/src/a.go", "/etc/x"}},
 		{"*** Begin Patch\n*** Delete File: ./b//c.go\n*** End Patch", []string{"/w/b/c.go"}},
 		{"*** Begin Patch\n*** Add File: ../up.go\n*** End Patch", []string{"/w/../up.go"}},
+		// Codex trims a header line: an indented header is a header.
+		{"*** Begin Patch\n*** Add File: a.go\n+x\n \t*** Add File: /etc/x\n+y\n*** End Patch", []string{"/w/a.go", "/etc/x"}},
+		// Codex keeps a path's leading space: " /etc/x" is relative.
+		{"*** Begin Patch\n*** Add File:  /w/a.go\n+x\n*** End Patch", []string{"/w/ /w/a.go"}},
+		// Trailing spaces: Codex trims an Add line, not a Move line.
+		{"*** Begin Patch\n*** Update File: a \n*** Move to: b \n*** End Patch", []string{"/w/a ", "/w/a", "/w/b ", "/w/b"}},
 	} {
 		in, _ := json.Marshal(map[string]string{"command": tc.patch})
 		ev := &event{Harness: Codex, Tool: "apply_patch", Cwd: "/w"}

@@ -26,10 +26,20 @@ func patchPaths(ev *event) ([]string, error) {
 	}
 	var raw []string
 	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, h := range patchHeaders {
-			if p, ok := strings.CutPrefix(line, h); ok {
-				raw = append(raw, strings.TrimSpace(p))
+		// Codex trims whitespace around a hunk's header line but reads a
+		// move's line as it is, and keeps the path's own leading spaces
+		// (" /etc/x" is relative): each path is read in both forms, as
+		// Codex may, and each is checked.
+		line = strings.TrimSuffix(line, "\r")
+		forms := []string{line}
+		if t := strings.TrimSpace(line); t != line {
+			forms = append(forms, t)
+		}
+		for _, form := range forms {
+			for _, h := range patchHeaders {
+				if p, ok := strings.CutPrefix(form, h); ok {
+					raw = append(raw, p)
+				}
 			}
 		}
 		if len(raw) > maxPatchPaths {
