@@ -347,6 +347,9 @@ func TestGlobPatternsReachingOut(t *testing.T) {
 		{`{"pattern":"../*"}`, false},
 		{`{"pattern":"~/.ssh/*"}`, false},
 		{`{"pattern":"/*"}`, false},
+		{`{"pattern":"{/etc,src}/*"}`, false},
+		{`{"pattern":"{src,~/.ssh}/*"}`, false},
+		{`{"pattern":"src/{a,b}/*.go"}`, true},
 	} {
 		if ok, why := e.decide(e.claude("Glob", tc.input)); ok != tc.allowed {
 			t.Errorf("Glob %s: allowed %v (%s), want %v", tc.input, ok, why, tc.allowed)

@@ -269,8 +269,13 @@ func patternPaths(ev *event, b builtin, raw []string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %v", ev.Tool, err)
 		}
+		// A brace alternative that is absolute ("{/etc,x}/*") reaches
+		// out as an absolute pattern does: glob libraries expand braces
+		// first.
+		braceOut := strings.Contains(p, "{") &&
+			(strings.Contains(p, "{/") || strings.Contains(p, ",/") || strings.Contains(p, "{~") || strings.Contains(p, ",~"))
 		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "\\") &&
-			!strings.Contains(p, "..") && !strings.Contains(p, "\\") {
+			!strings.Contains(p, "..") && !strings.Contains(p, "\\") && !braceOut {
 			continue
 		}
 		fixed := p
