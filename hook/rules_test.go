@@ -138,6 +138,10 @@ func TestOwnFilesProtected(t *testing.T) {
 		{"Write", `{"file_path":"` + e.dir + `/r.log"}`, false},
 		{"Read", `{"file_path":"` + e.dir + `/root.key"}`, false},
 		{"Read", `{"file_path":"` + e.dir + `/r.log"}`, true},
+		// A directory tool over the secret key's directory reads it too.
+		{"Grep", `{"pattern":".","path":"` + e.dir + `"}`, false},
+		{"Glob", `{"pattern":"**","path":"/"}`, false},
+		{"Grep", `{"pattern":".","path":"$PROJ"}`, true},
 		{"Write", `{"file_path":"$PROJ/.claude/settings.local.json"}`, false},
 		{"Write", `{"file_path":"$PROJ/.Claude/settings.json"}`, false}, // a case-insensitive filesystem's .claude
 		{"Write", `{"file_path":"$PROJ/src/.codex/hooks.json"}`, false},
