@@ -224,7 +224,12 @@ func (ev *event) geminiMCP(raw json.RawMessage) error {
 		return inputErr("mcp_context is not an object of strings")
 	}
 	if c.Server != "" && c.Tool != "" {
-		ev.Tool = "mcp_" + c.Server + "_" + c.Tool
+		// It only names apart what tool_name says: a context on
+		// another tool (run_shell_command) would have the hook check
+		// one tool while Gemini runs another.
+		if ev.Tool != "mcp_"+c.Server+"_"+c.Tool {
+			return inputErr("mcp_context names %s/%s but the tool is %q", c.Server, c.Tool, ev.Tool)
+		}
 		ev.mcpServer, ev.mcpTool = c.Server, c.Tool
 	}
 	return nil

@@ -100,6 +100,21 @@ func TestMCPNames(t *testing.T) {
 	}
 }
 
+// TestGeminiMCPContext: mcp_context only names apart the server and tool
+// of the MCP tool that tool_name names; on any other tool it is refused.
+func TestGeminiMCPContext(t *testing.T) {
+	ctx := `,"mcp_context":{"server_name":"my_fs","tool_name":"read_file"}}`
+	ev, err := parseEvent(Gemini, []byte(`{"hook_event_name":"BeforeTool","tool_name":"mcp_my_fs_read_file"`+ctx))
+	if err != nil || ev.mcpServer != "my_fs" || ev.mcpTool != "read_file" {
+		t.Errorf("%+v, %v", ev, err)
+	}
+	for _, tool := range []string{"run_shell_command", "mcp_other_read_file", "read_many_files"} {
+		if ev, err := parseEvent(Gemini, []byte(`{"hook_event_name":"BeforeTool","tool_name":"`+tool+`"`+ctx)); err == nil {
+			t.Errorf("%s with the context of an MCP tool read as %+v", tool, ev)
+		}
+	}
+}
+
 func TestGeminiPromptURLs(t *testing.T) {
 	ev := &event{Harness: Gemini, Tool: "web_fetch"}
 	ev.input([]byte(`{"prompt":"Compare https://a.example.com/x, and (http://b.example.org/y). Also ftp://c/"}`))
