@@ -169,7 +169,10 @@ func (ev *event) copilotForm(top map[string]json.RawMessage) error {
 		return err
 	}
 	ev.phase = pre
-	if raw, ok := argsubject.Present(top, "toolResult"); ok {
+	// A toolResult marks a post-tool event only where the event's name
+	// (when it has one) says so: a pre-tool event is always decided.
+	postName := ev.Name == "" || ev.Name == "postToolUse" || ev.Name == "postToolUseFailure"
+	if raw, ok := argsubject.Present(top, "toolResult"); ok && postName {
 		ev.phase = post
 		var r struct {
 			ResultType string `json:"resultType"`

@@ -115,6 +115,24 @@ func TestGeminiMCPContext(t *testing.T) {
 	}
 }
 
+// TestCopilotPhase: a toolResult does not turn an event named preToolUse
+// into a post-tool event, which is never refused.
+func TestCopilotPhase(t *testing.T) {
+	for _, tc := range []struct {
+		event string
+		want  phase
+	}{
+		{`{"toolName":"bash","toolArgs":"{}"}`, pre},
+		{`{"toolName":"bash","toolArgs":"{}","toolResult":{"resultType":"success"}}`, post},
+		{`{"hook_event_name":"postToolUse","toolName":"bash","toolArgs":"{}","toolResult":{}}`, post},
+		{`{"hook_event_name":"preToolUse","toolName":"bash","toolArgs":"{}","toolResult":{"resultType":"success"}}`, pre},
+	} {
+		if ev, err := parseEvent(Copilot, []byte(tc.event)); err != nil || ev.phase != tc.want {
+			t.Errorf("%s: %+v, %v; want phase %d", tc.event, ev, err, tc.want)
+		}
+	}
+}
+
 func TestGeminiPromptURLs(t *testing.T) {
 	ev := &event{Harness: Gemini, Tool: "web_fetch"}
 	ev.input([]byte(`{"prompt":"Compare https://a.example.com/x, and (http://b.example.org/y). Also ftp://c/"}`))
