@@ -135,9 +135,13 @@ func TestCopilotPhase(t *testing.T) {
 
 func TestGeminiPromptURLs(t *testing.T) {
 	ev := &event{Harness: Gemini, Tool: "web_fetch"}
-	ev.input([]byte(`{"prompt":"Compare https://a.example.com/x, and (http://b.example.org/y). Also ftp://c/"}`))
+	// Whole words, as Gemini's parsePrompt takes them: the hosts caveat
+	// then reads "https://a.example.com)@b.example.net/" as host
+	// b.example.net, as the WHATWG URL parser does, and refuses the
+	// words that are no http or https URL.
+	ev.input([]byte(`{"prompt":"Compare https://a.example.com/x, and (http://b.example.org/y).\u0085https://a.example.com)@b.example.net/ Also ftp://c/"}`))
 	got, err := fetchURLs(ev, table[Gemini]["web_fetch"])
-	if want := []string{"https://a.example.com/x", "http://b.example.org/y"}; err != nil || !slices.Equal(got, want) {
+	if want := []string{"https://a.example.com/x,", "(http://b.example.org/y).\u0085https://a.example.com)@b.example.net/", "ftp://c/"}; err != nil || !slices.Equal(got, want) {
 		t.Fatalf("%q, %v; want %q", got, err, want)
 	}
 	ev.input([]byte(`{"prompt":"summarise example.com"}`))

@@ -333,6 +333,18 @@ func TestFetchHosts(t *testing.T) {
 	if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 2 || !strings.Contains(string(a.Stderr), "evil.example.net") {
 		t.Errorf("a Gemini prompt with a second host: %+v", a)
 	}
+	// Gemini's URL parser reads this word as a URL of host
+	// evil.example.net (the rest is its user name).
+	for _, word := range []string{`https://docs.example.com)@evil.example.net/`, `https://docs.example.com'@evil.example.net/`} {
+		ev = `{"cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"summarise ` + word + `"}}`
+		if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 2 {
+			t.Errorf("a Gemini prompt with %s: %+v", word, a)
+		}
+	}
+	ev = `{"cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"summarise https://docs.example.com/a, please"}}`
+	if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 0 {
+		t.Errorf("a Gemini prompt with one allowed URL: %+v", a)
+	}
 }
 
 // TestGlobPatternsReachingOut: a glob pattern that is absolute or climbs
