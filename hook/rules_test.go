@@ -371,6 +371,17 @@ func TestGlobPatternsReachingOut(t *testing.T) {
 			t.Errorf("Glob %s: allowed %v (%s), want %v", tc.input, ok, why, tc.allowed)
 		}
 	}
+	// Gemini's grep: its include glob reaches out the same way.
+	e.cfg.Harness = Gemini
+	for _, tc := range []struct {
+		include string
+		allowed bool
+	}{{"src/**/*.go", true}, {"/etc/**", false}, {"{/etc,src}/*", false}} {
+		ev := `{"cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"grep_search","tool_input":{"pattern":"x","include":"` + tc.include + `"}}`
+		if a := Decide(context.Background(), e.cfg, []byte(ev)); (a.Code == 0) != tc.allowed {
+			t.Errorf("grep_search include %s: %+v, want allowed %v", tc.include, a, tc.allowed)
+		}
+	}
 }
 
 // TestLookalikeNames: a name that does not exist byte for byte is looked
