@@ -169,7 +169,10 @@ func (ev *event) copilotForm(top map[string]json.RawMessage) error {
 		return err
 	}
 	ev.phase = pre
-	if raw, ok := argsubject.Present(top, "toolResult"); ok {
+	// A toolResult marks a post-tool event only where the event's name
+	// (when it has one) says so: a pre-tool event is always decided.
+	postName := ev.Name == "" || ev.Name == "postToolUse" || ev.Name == "postToolUseFailure"
+	if raw, ok := argsubject.Present(top, "toolResult"); ok && postName {
 		ev.phase = post
 		var r struct {
 			ResultType string `json:"resultType"`
@@ -224,7 +227,12 @@ func (ev *event) geminiMCP(raw json.RawMessage) error {
 		return inputErr("mcp_context is not an object of strings")
 	}
 	if c.Server != "" && c.Tool != "" {
-		ev.Tool = "mcp_" + c.Server + "_" + c.Tool
+		// It only names apart what tool_name says: a context on
+		// another tool (run_shell_command) would have the hook check
+		// one tool while Gemini runs another.
+		if ev.Tool != "mcp_"+c.Server+"_"+c.Tool {
+			return inputErr("mcp_context names %s/%s but the tool is %q", c.Server, c.Tool, ev.Tool)
+		}
 		ev.mcpServer, ev.mcpTool = c.Server, c.Tool
 	}
 	return nil

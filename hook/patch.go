@@ -3,7 +3,6 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/tickettool/tickettool/internal/argsubject"
@@ -26,10 +25,20 @@ func patchPaths(ev *event) ([]string, error) {
 	}
 	var raw []string
 	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, h := range patchHeaders {
-			if p, ok := strings.CutPrefix(line, h); ok {
-				raw = append(raw, strings.TrimSpace(p))
+		// Codex trims whitespace around a hunk's header line but reads a
+		// move's line as it is, and keeps the path's own leading spaces
+		// (" /etc/x" is relative): each path is read in both forms, as
+		// Codex may, and each is checked.
+		line = strings.TrimSuffix(line, "\r")
+		forms := []string{line}
+		if t := strings.TrimSpace(line); t != line {
+			forms = append(forms, t)
+		}
+		for _, form := range forms {
+			for _, h := range patchHeaders {
+				if p, ok := strings.CutPrefix(form, h); ok {
+					raw = append(raw, p)
+				}
 			}
 		}
 		if len(raw) > maxPatchPaths {
@@ -61,8 +70,30 @@ func patchText(in map[string]json.RawMessage) (string, error) {
 	return "", fmt.Errorf("apply_patch: the input holds no patch (command)")
 }
 
-// urlInText finds the http and https URLs in free text.
-var urlInText = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `\])}]+`)
+// promptURLs returns the URLs Gemini's web_fetch takes from its prompt:
+// every whitespace-separated word holding "://", whole (its parsePrompt
+// splits on JavaScript's \s and hands each such word to the WHATWG URL
+// parser, which reads "https://a.example.com)@b.example" as a URL of
+// host b.example). A word that is not an http or https URL is refused by
+// the hosts caveat, as Gemini refuses it.
+func promptURLs(prompt string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(prompt, jsSpace) {
+		if strings.Contains(w, "://") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// jsSpace reports whether r is matched by JavaScript's \s.
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
 
 // fetchURLs returns the URLs a fetch call asks for: its URL fields, and
 // for Gemini's web_fetch every URL in its prompt. A fetch that names none
@@ -77,13 +108,11 @@ func fetchURLs(ev *event, b builtin) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %v", ev.Tool, err)
 		}
-		found := urlInText.FindAllString(prompt, maxURLsInPrompt+1)
+		found := promptURLs(prompt)
 		if len(found) > maxURLsInPrompt {
 			return nil, fmt.Errorf("tool %s: more than %d URLs in the prompt", ev.Tool, maxURLsInPrompt)
 		}
-		for _, u := range found {
-			urls = append(urls, strings.TrimRight(u, ".,;:!?"))
-		}
+		urls = append(urls, found...)
 	}
 	if len(urls) == 0 {
 		return nil, fmt.Errorf("tool %s names no http:// or https:// URL", ev.Tool)

@@ -77,7 +77,9 @@ func protectedHit(paths []string, prot []Protected, writes bool) *Protected {
 		}
 		for _, path := range paths {
 			for _, f := range forms {
-				if covers(fold(f), fold(path), p.Dir) {
+				// A secret is read by a directory tool (Grep, Glob, LS)
+				// given a directory above it as well.
+				if covers(fold(f), fold(path), p.Dir) || p.Secret && above(fold(path), fold(f)) {
 					return p
 				}
 			}
@@ -91,6 +93,11 @@ func covers(prot, path string, dir bool) bool {
 		return true
 	}
 	return !dir && (strings.HasPrefix(path, prot+"-") || strings.HasPrefix(path, prot+"."))
+}
+
+// above reports whether dir is path or a directory above it.
+func above(dir, path string) bool {
+	return dir == "/" || path == dir || strings.HasPrefix(path, dir+"/")
 }
 
 func fold(s string) string { return jcs.FoldName(norm.NFC.String(filepath.Clean(s))) }

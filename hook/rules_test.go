@@ -138,6 +138,10 @@ func TestOwnFilesProtected(t *testing.T) {
 		{"Write", `{"file_path":"` + e.dir + `/r.log"}`, false},
 		{"Read", `{"file_path":"` + e.dir + `/root.key"}`, false},
 		{"Read", `{"file_path":"` + e.dir + `/r.log"}`, true},
+		// A directory tool over the secret key's directory reads it too.
+		{"Grep", `{"pattern":".","path":"` + e.dir + `"}`, false},
+		{"Glob", `{"pattern":"**","path":"/"}`, false},
+		{"Grep", `{"pattern":".","path":"$PROJ"}`, true},
 		{"Write", `{"file_path":"$PROJ/.claude/settings.local.json"}`, false},
 		{"Write", `{"file_path":"$PROJ/.Claude/settings.json"}`, false}, // a case-insensitive filesystem's .claude
 		{"Write", `{"file_path":"$PROJ/src/.codex/hooks.json"}`, false},
@@ -329,6 +333,18 @@ func TestFetchHosts(t *testing.T) {
 	if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 2 || !strings.Contains(string(a.Stderr), "evil.example.net") {
 		t.Errorf("a Gemini prompt with a second host: %+v", a)
 	}
+	// Gemini's URL parser reads this word as a URL of host
+	// evil.example.net (the rest is its user name).
+	for _, word := range []string{`https://docs.example.com)@evil.example.net/`, `https://docs.example.com'@evil.example.net/`} {
+		ev = `{"cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"summarise ` + word + `"}}`
+		if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 2 {
+			t.Errorf("a Gemini prompt with %s: %+v", word, a)
+		}
+	}
+	ev = `{"cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"summarise https://docs.example.com/a, please"}}`
+	if a := Decide(context.Background(), e.cfg, []byte(ev)); a.Code != 0 {
+		t.Errorf("a Gemini prompt with one allowed URL: %+v", a)
+	}
 }
 
 // TestGlobPatternsReachingOut: a glob pattern that is absolute or climbs
@@ -347,9 +363,23 @@ func TestGlobPatternsReachingOut(t *testing.T) {
 		{`{"pattern":"../*"}`, false},
 		{`{"pattern":"~/.ssh/*"}`, false},
 		{`{"pattern":"/*"}`, false},
+		{`{"pattern":"{/etc,src}/*"}`, false},
+		{`{"pattern":"{src,~/.ssh}/*"}`, false},
+		{`{"pattern":"src/{a,b}/*.go"}`, true},
 	} {
 		if ok, why := e.decide(e.claude("Glob", tc.input)); ok != tc.allowed {
 			t.Errorf("Glob %s: allowed %v (%s), want %v", tc.input, ok, why, tc.allowed)
+		}
+	}
+	// Gemini's grep: its include glob reaches out the same way.
+	e.cfg.Harness = Gemini
+	for _, tc := range []struct {
+		include string
+		allowed bool
+	}{{"src/**/*.go", true}, {"/etc/**", false}, {"{/etc,src}/*", false}} {
+		ev := `{"cwd":"` + e.proj + `","hook_event_name":"BeforeTool","tool_name":"grep_search","tool_input":{"pattern":"x","include":"` + tc.include + `"}}`
+		if a := Decide(context.Background(), e.cfg, []byte(ev)); (a.Code == 0) != tc.allowed {
+			t.Errorf("grep_search include %s: %+v, want allowed %v", tc.include, a, tc.allowed)
 		}
 	}
 }

@@ -68,6 +68,7 @@ var (
 	writeNb   = builtin{kind: kindWrite, fields: []string{"notebook_path"}}
 	gemDir    = builtin{kind: kindRead, fields: []string{"dir_path", "path"}, cwd: true}
 	gemGlob   = builtin{kind: kindRead, fields: []string{"dir_path", "path"}, cwd: true, patterns: []string{"pattern"}}
+	gemGrep   = builtin{kind: kindRead, fields: []string{"dir_path", "path"}, cwd: true, patterns: []string{"include"}} // its include glob, expanded from the directory as glob's pattern is
 	copRead   = builtin{kind: kindRead, fields: []string{"path"}}
 	copWrite  = builtin{kind: kindWrite, fields: []string{"path"}}
 	fetchURL  = builtin{kind: kindFetch, fields: []string{"url"}}
@@ -94,7 +95,7 @@ var table = map[Harness]map[string]builtin{
 	},
 	Gemini: {
 		"read_file":      {kind: kindRead, fields: []string{"file_path", "absolute_path"}},
-		"list_directory": gemDir, "glob": gemGlob, "grep_search": gemDir, "search_file_content": gemDir,
+		"list_directory": gemDir, "glob": gemGlob, "grep_search": gemGrep, "search_file_content": gemGrep,
 		"write_file": write, "replace": write,
 		"run_shell_command": shell,
 		"web_fetch":         {kind: kindFetch, fields: []string{"url"}},
@@ -269,8 +270,13 @@ func patternPaths(ev *event, b builtin, raw []string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %v", ev.Tool, err)
 		}
+		// A brace alternative that is absolute ("{/etc,x}/*") reaches
+		// out as an absolute pattern does: glob libraries expand braces
+		// first.
+		braceOut := strings.Contains(p, "{") &&
+			(strings.Contains(p, "{/") || strings.Contains(p, ",/") || strings.Contains(p, "{~") || strings.Contains(p, ",~"))
 		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "\\") &&
-			!strings.Contains(p, "..") && !strings.Contains(p, "\\") {
+			!strings.Contains(p, "..") && !strings.Contains(p, "\\") && !braceOut {
 			continue
 		}
 		fixed := p
