@@ -134,7 +134,23 @@ func runHook(e *env, args []string) error {
 	// the call: well inside the shortest harness timeout.
 	ctx, cancel := context.WithTimeout(context.Background(), hook.StoreTimeout)
 	defer cancel()
-	cfg, closeAll, err := hookConfig(ctx, h, src, *keyPath, *receipts, *receiptKey, pol, *location)
+	return decideHook(ctx, h, input, answer, failed, func(ctx context.Context) (*hook.Config, func(), error) {
+		return hookConfig(ctx, h, src, *keyPath, *receipts, *receiptKey, pol, *location)
+	})
+}
+
+// decideHook opens what the decision needs (open) and decides input. A
+// panic anywhere on the way (Decide recovers its own) is the harness's
+// deny too: Go's crash exits with status 2, which Copilot skips, letting
+// the call run.
+func decideHook(ctx context.Context, h hook.Harness, input []byte, answer func(hook.Answer) error, failed func(error) error,
+	open func(context.Context) (*hook.Config, func(), error)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = failed(fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	cfg, closeAll, err := open(ctx)
 	if err != nil {
 		return failed(err)
 	}
