@@ -193,26 +193,44 @@ func (g *gen) algorithms() {
 	}
 }
 
+// windowTicket returns the ticket of vector name, bound to alice, and a
+// request carrying alice's proof for POST mcpURI issued at Now (nil when
+// the ticket could not be made).
+func (g *gen) windowTicket(name string) (*token.Ticket, Request) {
+	t := g.boundTo(name, "alice")
+	if t == nil {
+		return nil, Request{}
+	}
+	p := g.partsFor("alice", t)
+	return t, req().withProof(&DPoP{Proof: g.rawProof("alice", p.header(""), p.payload("")), Method: "POST", URI: mcpURI})
+}
+
+// at is Now moved by d, at full precision.
+func at(d time.Duration) string { return Now.Add(d).Format(time.RFC3339Nano) }
+
+// windowEdges are r at both edges of a window of back and ahead around
+// the proof's iat (accepted) and a millisecond past each (refused).
+func windowEdges(r Request, back, ahead time.Duration) []Request {
+	return []Request{
+		r.at(at(back)).want(),
+		r.at(at(back + time.Millisecond)).want(refDPoP(0)),
+		r.at(at(-ahead)).want(),
+		r.at(at(-ahead - time.Millisecond)).want(refDPoP(0)),
+	}
+}
+
 // customWindow: a verifier's own window of 60 s back and 5 s ahead, edges
 // included, at full precision; the skew does not widen it.
 func (g *gen) customWindow() {
 	name := "dpop/window-custom"
-	t := g.boundTo(name, "alice")
+	t, r := g.windowTicket(name)
 	if t == nil {
 		return
 	}
-	p := g.partsFor("alice", t)
-	r := req().withProof(&DPoP{Proof: g.rawProof("alice", p.header(""), p.payload("")), Method: "POST", URI: mcpURI})
-	at := func(d time.Duration) string { return Now.Add(d).Format(time.RFC3339Nano) }
 	g.add(Vector{Name: name, Description: "dpop_max_age_seconds 60 and dpop_future_skew_seconds 5 (skew 30): the proof's iat " +
 		"2026-11-30T12:00:00Z is accepted from 60 s after to 5 s before it, edges included",
-		Options: &Options{DPoPMaxAgeSeconds: 60, DPoPFutureSkewSeconds: 5, SkewSeconds: 30},
-		Requests: []Request{
-			r.at(at(60 * time.Second)).want(),
-			r.at(at(60*time.Second + time.Millisecond)).want(refDPoP(0)),
-			r.at(at(-5 * time.Second)).want(),
-			r.at(at(-5*time.Second - time.Millisecond)).want(refDPoP(0)),
-		}}, t, "root-h", false)
+		Options:  &Options{DPoPMaxAgeSeconds: 60, DPoPFutureSkewSeconds: 5, SkewSeconds: 30},
+		Requests: windowEdges(r, 60*time.Second, 5*time.Second)}, t, "root-h", false)
 }
 
 // windowLimits: the largest window a verifier may set (900 s back, 300 s
@@ -220,22 +238,14 @@ func (g *gen) customWindow() {
 // verifier, which refuses every proof.
 func (g *gen) windowLimits() {
 	name := "dpop/window-largest"
-	t := g.boundTo(name, "alice")
+	t, r := g.windowTicket(name)
 	if t == nil {
 		return
 	}
-	p := g.partsFor("alice", t)
-	r := req().withProof(&DPoP{Proof: g.rawProof("alice", p.header(""), p.payload("")), Method: "POST", URI: mcpURI})
-	at := func(d time.Duration) string { return Now.Add(d).Format(time.RFC3339Nano) }
 	g.add(Vector{Name: name, Description: "dpop_max_age_seconds 900 and dpop_future_skew_seconds 300, the largest allowed: " +
 		"the proof's iat 2026-11-30T12:00:00Z is accepted from 900 s after to 300 s before it, edges included",
-		Options: &Options{DPoPMaxAgeSeconds: 900, DPoPFutureSkewSeconds: 300},
-		Requests: []Request{
-			r.at(at(900 * time.Second)).want(),
-			r.at(at(900*time.Second + time.Millisecond)).want(refDPoP(0)),
-			r.at(at(-300 * time.Second)).want(),
-			r.at(at(-300*time.Second - time.Millisecond)).want(refDPoP(0)),
-		}}, t, "root-h", false)
+		Options:  &Options{DPoPMaxAgeSeconds: 900, DPoPFutureSkewSeconds: 300},
+		Requests: windowEdges(r, 900*time.Second, 300*time.Second)}, t, "root-h", false)
 	for _, c := range []struct {
 		name, what string
 		o          Options
@@ -243,12 +253,10 @@ func (g *gen) windowLimits() {
 		{"dpop/window-age-too-large", "dpop_max_age_seconds 901", Options{DPoPMaxAgeSeconds: 901}},
 		{"dpop/window-skew-too-large", "dpop_future_skew_seconds 301", Options{DPoPFutureSkewSeconds: 301}},
 	} {
-		t := g.boundTo(c.name, "alice")
+		t, r := g.windowTicket(c.name)
 		if t == nil {
 			return
 		}
-		p := g.partsFor("alice", t)
-		r := req().withProof(&DPoP{Proof: g.rawProof("alice", p.header(""), p.payload("")), Method: "POST", URI: mcpURI})
 		g.add(Vector{Name: c.name, Description: c.what + " is over the largest window: the verifier is misconfigured " +
 			"and refuses every proof, even one made now",
 			Options:  &c.o,
