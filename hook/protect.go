@@ -19,16 +19,24 @@ type Protected struct {
 	Secret bool // reads are refused as well as writes
 }
 
-// configNames are the directories where harnesses read hook
-// configuration (Claude Code's settings and subagent definitions, Codex's
+// configNames are where harnesses, and the tools the person runs after
+// them, read configuration that runs a command or turns a hook off: the
+// directories of Claude Code's settings and subagent definitions, Codex's
 // hooks.json and config.toml, Gemini's settings, Cursor's hooks.json,
-// Copilot's and VS Code's hook files), in a project or in the home
-// directory. A write to any path with such a directory in it is refused,
-// wherever it lies: the harness's idea of the project root can be any
-// directory above the cwd, and every harness's are protected under every
-// harness, since VS Code reads Claude Code's settings and an agent of one
-// harness can edit another's.
-var configNames = [][]string{{".claude"}, {".codex"}, {".gemini"}, {".cursor"}, {".copilot"}, {".vscode"}, {".github", "hooks"}}
+// Copilot's and VS Code's hook files (in a project, in the home
+// directory, and VS Code's user settings); the files that start MCP
+// servers (Claude Code's .mcp.json and ~/.claude.json); and git's hooks
+// and config (core.hooksPath, core.fsmonitor), which run commands at the
+// person's next git command, outside any hook. A write to any path with
+// such a name in it is refused, wherever it lies: the harness's idea of
+// the project root can be any directory above the cwd, and every
+// harness's are protected under every harness, since VS Code reads Claude
+// Code's settings and an agent of one harness can edit another's.
+var configNames = [][]string{
+	{".claude"}, {".codex"}, {".gemini"}, {".cursor"}, {".copilot"}, {".vscode"}, {".github", "hooks"},
+	{".mcp.json"}, {".claude.json"}, {".git", "hooks"}, {".git", "config"},
+	{"Code", "User"}, {"Code - Insiders", "User"},
+}
 
 // configHit returns the hook configuration directory a path (absolute)
 // runs through, or "".

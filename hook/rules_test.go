@@ -149,6 +149,14 @@ func TestOwnFilesProtected(t *testing.T) {
 		{"NotebookEdit", `{"notebook_path":"$PROJ/.cursor/hooks.json"}`, false},
 		{"mcp__fs__write_file", `{"path":"$PROJ/.github/hooks/x.json","content":"{}"}`, false},
 		{"Write", `{"file_path":"` + e.dir + `/real-logs/receipts.log"}`, false},
+		{"Write", `{"file_path":"$PROJ/.mcp.json"}`, false},
+		{"Write", `{"file_path":"` + e.dir + `/home/.claude.json"}`, false},
+		{"Write", `{"file_path":"$PROJ/.git/hooks/pre-commit"}`, false},
+		{"Edit", `{"file_path":"$PROJ/.git/config"}`, false},
+		{"Write", `{"file_path":"` + e.dir + `/home/.config/Code/User/settings.json"}`, false},
+		{"Read", `{"file_path":"$PROJ/.git/config"}`, true},
+		{"Write", `{"file_path":"$PROJ/.git/HEAD"}`, true},
+		{"Write", `{"file_path":"$PROJ/src/code/user.go"}`, true},
 		{"Write", `{"file_path":"$PROJ/src/b.go"}`, true},
 	} {
 		ok, why := e.decide(e.claude(tc.tool, tc.input))

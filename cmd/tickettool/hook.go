@@ -222,6 +222,9 @@ func protectedFiles(src *hook.Tickets, keyPath, location, receipts, receiptKey s
 	if exe, err := os.Executable(); err == nil {
 		add(exe, false, false)
 	}
+	// Codex reads its hooks and config from CODEX_HOME when it is set,
+	// a directory of any name.
+	add(os.Getenv("CODEX_HOME"), true, false)
 	return out
 }
 
