@@ -1,0 +1,49 @@
+package dpophttp
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseChallenges reads RFC 9110 §11.6.1 challenges: several per field,
+// quoted values with escapes and commas, token68, and stops at a fault.
+func TestParseChallenges(t *testing.T) {
+	for _, c := range []struct {
+		fields []string
+		want   []challenge
+	}{
+		{[]string{`DPoP algs="ES256 EdDSA", error="use_dpop_nonce", error_description="a \"b\", c"`},
+			[]challenge{{"DPoP", map[string]string{"algs": "ES256 EdDSA", "error": "use_dpop_nonce", "error_description": `a "b", c`}}}},
+		{[]string{`Bearer realm="api", DPoP algs="ES256"`, `Basic realm=x`},
+			[]challenge{{"Bearer", map[string]string{"realm": "api"}}, {"DPoP", map[string]string{"algs": "ES256"}}, {"Basic", map[string]string{"realm": "x"}}}},
+		{[]string{`Negotiate abc+/==, DPoP Error=invalid_token`},
+			[]challenge{{"Negotiate", map[string]string{}}, {"DPoP", map[string]string{"error": "invalid_token"}}}},
+		{[]string{`DPoP error="unterminated`}, []challenge{{"DPoP", map[string]string{}}}},
+		{[]string{`=x, DPoP`}, nil},
+		{[]string{strings.Repeat("a", maxChallengeBytes+1)}, nil},
+	} {
+		h := http.Header{"Www-Authenticate": c.fields}
+		if got := parseChallenges(h); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: %+v, want %+v", c.fields, got, c.want)
+		}
+	}
+	if _, ok := dpopChallenge(http.Header{"Www-Authenticate": {`Bearer realm="x"`}}); ok {
+		t.Error("a Bearer challenge read as DPoP")
+	}
+}
+
+// A DPoP-Nonce outside RFC 9449 §8.1's NQCHAR, or too long, is not kept:
+// it would go into a proof's claims otherwise.
+func TestValidNonce(t *testing.T) {
+	for s, ok := range map[string]bool{
+		"abc-1.2_~": true, "!#[]": true, strings.Repeat("n", MaxNonceBytes): true,
+		"": false, "a b": false, `a"b`: false, `a\b`: false, "a\x7f": false, "é": false,
+		strings.Repeat("n", MaxNonceBytes+1): false,
+	} {
+		if validNonce(s) != ok {
+			t.Errorf("%q: %v", s, !ok)
+		}
+	}
+}
