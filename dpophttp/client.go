@@ -193,7 +193,11 @@ func (tr *Transport) prepare(req *http.Request, body io.ReadCloser, c *credentia
 	if err != nil {
 		return nil, st, errors.New("dpophttp: the request url has no htu form: " + err.Error())
 	}
-	proof, err := dpop.Make(c.holder, req.Method, htu, opts)
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet // as net/http sends it
+	}
+	proof, err := dpop.Make(c.holder, method, htu, opts)
 	if err != nil {
 		return nil, st, err
 	}

@@ -310,6 +310,12 @@ func TestTransportRequestUntouched(t *testing.T) {
 	if req.Header.Get("Authorization") != "Basic dTpw" || req.Header.Get("DPoP") != "" {
 		t.Fatalf("the caller's request changed: %v", req.Header)
 	}
+	// An empty Method is GET to net/http, and so to the proof.
+	resp, err = tr.RoundTrip(&http.Request{URL: mustURL(t, s.URL+"/y"), Header: http.Header{}})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("empty method: %v", err)
+	}
+	resp.Body.Close()
 	for _, u := range []string{"ftp://127.0.0.1/x", "http://user@127.0.0.1/x"} {
 		r := &http.Request{Method: "GET", URL: mustURL(t, u), Header: http.Header{}}
 		if _, err := tr.RoundTrip(r); err == nil {

@@ -19,7 +19,7 @@ import (
 
 const requestUsage = `
 usage: tickettool request [-X METHOD] [-H 'NAME: VALUE']... [-d DATA|@FILE]
-                          --ticket TICKET [--holder-key HOLDER] URL
+                          --ticket TICKET [--holder-key HOLDER] [--aud NAME] URL
 
 Sends one HTTP request with a ticket, as a small curl, and prints the
 response body on standard output. A bound ticket goes as
@@ -27,8 +27,9 @@ response body on standard output. A bound ticket goes as
 9449); an unbound ticket without --holder-key goes as a Bearer token.
 When the server asks for a nonce (use_dpop_nonce), the request is sent
 once more with it. The ticket is never sent to a URL its hosts or aud
-caveats exclude (the audience is the URL's host name), nor after a
-redirect to another origin: nothing is sent, and the exit status is 1.
+caveats exclude (the audience is the server's name, by default the URL's
+host name as the server side assumes, else --aud), nor after a redirect
+to another origin: nothing is sent, and the exit status is 1.
 
 -d sends DATA, or the content of FILE for @FILE (@- for standard
 input), as the body, with Content-Type application/x-www-form-urlencoded
@@ -53,6 +54,7 @@ func runRequest(e *env, args []string) error {
 	data := fs.String("d", "", "the body: `DATA`, or @FILE (@- for standard input)")
 	ticketArg := fs.String("ticket", "", "the `TICKET` (its text, - for standard input, or @PATH)")
 	holderKey := fs.String("holder-key", "", "`HOLDER` private JWK, for a bound ticket's proofs")
+	aud := fs.String("aud", "", "the server's `NAME` for aud caveats (default the URL's host name)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -77,7 +79,11 @@ func runRequest(e *env, args []string) error {
 			return err
 		}
 	}
-	tr, err := dpophttp.NewTransport(t, holder, dpophttp.ClientOptions{Now: func() time.Time { return e.now }})
+	opts := dpophttp.ClientOptions{Now: func() time.Time { return e.now }}
+	if *aud != "" {
+		opts.Audience = func(string) string { return *aud }
+	}
+	tr, err := dpophttp.NewTransport(t, holder, opts)
 	if errors.Is(err, dpophttp.ErrHolderKey) {
 		return fail(exitUsage, err, "the ticket is bound to a holder key: pass that key's private JWK with --holder-key")
 	}
