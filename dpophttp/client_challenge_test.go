@@ -3,6 +3,7 @@ package dpophttp
 import (
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,19 @@ func TestValidNonce(t *testing.T) {
 		if validNonce(s) != ok {
 			t.Errorf("%q: %v", s, !ok)
 		}
+	}
+}
+
+// The Transport remembers at most MaxClientOrigins origins, however many
+// answer with a nonce.
+func TestOriginsBounded(t *testing.T) {
+	tr := &Transport{origins: map[string]originState{}}
+	c := &credentials{}
+	for i := range MaxClientOrigins + 10 {
+		resp := &http.Response{StatusCode: 200, Header: http.Header{"Dpop-Nonce": {"n"}}}
+		tr.learn("https://o"+strconv.Itoa(i)+".example", resp, c, originState{})
+	}
+	if len(tr.origins) != MaxClientOrigins {
+		t.Fatalf("%d origins remembered", len(tr.origins))
 	}
 }
