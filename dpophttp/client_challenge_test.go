@@ -62,3 +62,25 @@ func TestOriginsBounded(t *testing.T) {
 		t.Fatalf("%d origins remembered", len(tr.origins))
 	}
 }
+
+// FuzzParseChallenges: any WWW-Authenticate text, from any server, parses
+// without a panic into challenges with a token scheme and lowercase
+// parameter names.
+func FuzzParseChallenges(f *testing.F) {
+	for _, s := range []string{`DPoP algs="ES256 EdDSA", error="use_dpop_nonce"`, `Bearer realm="a\"b", DPoP`,
+		`Negotiate abc==`, `DPoP error="x`, `,,=, a=b`, `DPoP a="\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range parseChallenges(http.Header{"Www-Authenticate": {s}}) {
+			if c.Scheme == "" || strings.Trim(c.Scheme, tokenChars) != "" {
+				t.Fatalf("scheme %q", c.Scheme)
+			}
+			for k := range c.Params {
+				if k != strings.ToLower(k) || k == "" {
+					t.Fatalf("param %q", k)
+				}
+			}
+		}
+	})
+}
