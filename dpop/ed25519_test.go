@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 
@@ -121,4 +122,26 @@ func headerAlg(t *testing.T, proof string) string {
 		t.Fatalf("the proof's jwk has an alg member: %s", h.JWK)
 	}
 	return h.Alg
+}
+
+// A proof made by another implementation, the npm package dpop 2.1.2,
+// which signs Ed25519 proofs under the alg "Ed25519" (testdata/README.md):
+// accepted by default, refused by an allow-list without that name.
+func TestIndependentEd25519Proof(t *testing.T) {
+	proof := strings.TrimSpace(string(readTestdata(t, "independent/panva-dpop-2.1.2-ed25519.jwt")))
+	if headerAlg(t, proof) != "Ed25519" {
+		t.Fatal("not an Ed25519 proof")
+	}
+	exp := dpop.Expectations{Method: "POST", URI: "https://api.example.org/notes", Nonce: "n-1", AccessToken: "tkt1_example-access-token"}
+	iat := time.Unix(1796198275, 0)
+	p, err := dpop.Verify(proof, exp, iat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Key.Algorithm != "Ed25519" || p.Thumbprint == "" {
+		t.Fatalf("%+v", p)
+	}
+	exp.Algorithms = []jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
+	_, err = dpop.Verify(proof, exp, iat)
+	wantRefused(t, err, dpop.CheckAlg)
 }

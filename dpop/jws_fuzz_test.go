@@ -142,6 +142,11 @@ func FuzzVerifyJWS(f *testing.F) {
 		}
 		f.Add("", "", uint8(0), strings.TrimSpace(string(b)), uint8(0))
 	}
+	if b, err := os.ReadFile("testdata/independent/panva-dpop-2.1.2-ed25519.jwt"); err == nil {
+		f.Add("", "", uint8(0), strings.TrimSpace(string(b)), uint8(0))
+	} else {
+		f.Fatal(err)
+	}
 	for i, hdr := range edgeHeaders(es, ed) {
 		f.Add(hdr, refPayload, uint8(i%2), "", uint8(0))
 		if strings.Contains(hdr, `"ES256"`) {
