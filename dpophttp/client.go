@@ -47,14 +47,14 @@ type ClientOptions struct {
 // at the top of this file). It is safe for concurrent use.
 type Transport struct {
 	opts  ClientOptions
-	creds atomic.Pointer[credentials]
+	creds atomic.Pointer[clientCreds]
 
 	mu      sync.Mutex
 	origins map[string]originState
 }
 
-// credentials are a ticket and the key that presents it, replaced as one.
-type credentials struct {
+// clientCreds are a ticket and the key that presents it, replaced as one.
+type clientCreds struct {
 	text   string
 	ticket *token.Ticket
 	holder *key.Holder // nil: an unbound ticket, sent as a Bearer token
@@ -95,7 +95,7 @@ func NewTransport(t *token.Ticket, holder *key.Holder, opts ClientOptions) (*Tra
 // --ticket-file' re-reads one); requests in flight keep the ones they
 // started with, for their retry too. On error nothing changes.
 func (tr *Transport) Replace(t *token.Ticket, holder *key.Holder) error {
-	c, err := newCredentials(t, holder)
+	c, err := newClientCreds(t, holder)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (tr *Transport) Replace(t *token.Ticket, holder *key.Holder) error {
 	return nil
 }
 
-func newCredentials(t *token.Ticket, holder *key.Holder) (*credentials, error) {
+func newClientCreds(t *token.Ticket, holder *key.Holder) (*clientCreds, error) {
 	if t == nil {
 		return nil, errors.New("dpophttp: no ticket")
 	}
@@ -122,7 +122,7 @@ func newCredentials(t *token.Ticket, holder *key.Holder) (*credentials, error) {
 	if holder != nil && holder.Alg() == 0 {
 		holder = nil
 	}
-	return &credentials{text: t.String(), ticket: t, holder: holder}, nil
+	return &clientCreds{text: t.String(), ticket: t, holder: holder}, nil
 }
 
 // RoundTrip sends req with the ticket and a proof, and sends it once
@@ -175,7 +175,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // prepare returns a copy of req with the credentials and a fresh proof,
 // and the origin state the proof was made with.
-func (tr *Transport) prepare(req *http.Request, body io.ReadCloser, c *credentials, origin string) (*http.Request, originState, error) {
+func (tr *Transport) prepare(req *http.Request, body io.ReadCloser, c *clientCreds, origin string) (*http.Request, originState, error) {
 	out := req.Clone(req.Context())
 	out.Body = body
 	out.Header.Del("Authorization")
@@ -211,7 +211,7 @@ func (tr *Transport) prepare(req *http.Request, body io.ReadCloser, c *credentia
 // should be sent once more: a 401 whose DPoP challenge asks for a nonce
 // it now has another of, or refuses the proof naming algs that list
 // Ed25519 and not EdDSA when the proof said EdDSA.
-func (tr *Transport) learn(origin string, resp *http.Response, c *credentials, sent originState) bool {
+func (tr *Transport) learn(origin string, resp *http.Response, c *clientCreds, sent originState) bool {
 	nonce := resp.Header.Get("DPoP-Nonce")
 	if !validNonce(nonce) {
 		nonce = ""

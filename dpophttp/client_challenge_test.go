@@ -53,7 +53,7 @@ func TestValidNonce(t *testing.T) {
 // answer with a nonce.
 func TestOriginsBounded(t *testing.T) {
 	tr := &Transport{origins: map[string]originState{}}
-	c := &credentials{}
+	c := &clientCreds{}
 	for i := range MaxClientOrigins + 10 {
 		resp := &http.Response{StatusCode: 200, Header: http.Header{"Dpop-Nonce": {"n"}}}
 		tr.learn("https://o"+strconv.Itoa(i)+".example", resp, c, originState{})

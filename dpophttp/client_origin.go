@@ -16,7 +16,7 @@ import (
 // caveat of every block must admit u, and every aud caveat must list
 // aud. The blocks are read unverified: the client has no key to verify
 // them, and a forged block can only make it send less.
-func (c *credentials) admits(u *url.URL, aud string) error {
+func (c *clientCreds) admits(u *url.URL, aud string) error {
 	r := caveat.Request{URLs: []string{u.String()}, Audience: aud}
 	for i, b := range c.ticket.UnverifiedBlocks() {
 		for _, cv := range b.Caveats {
