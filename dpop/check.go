@@ -8,11 +8,19 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 )
+
+// Ed25519 is the fully-specified JWS algorithm of RFC 9864 §2.2: EdDSA
+// with the Ed25519 curve, the only curve this package's EdDSA is. It
+// deprecates the polymorphic "EdDSA" of RFC 8037, which stays accepted:
+// both name the same signatures by the same keys (spec/FORMAT.md §4.5
+// step 4). go-jose v4 has no constant for it.
+const Ed25519 = jose.SignatureAlgorithm("Ed25519")
 
 // Expectations is what the verifier expects of one proof.
 type Expectations struct {
@@ -34,8 +42,10 @@ type Expectations struct {
 	// Thumbprint, when non-empty, is the RFC 7638 SHA-256 thumbprint
 	// (base64url, unpadded) the proof's jwk must have.
 	Thumbprint string
-	// Algorithms is the allow-list of "alg" values; nil means both
-	// supported ones. Only ES256 and EdDSA are supported; listing
+	// Algorithms is the allow-list of "alg" values; nil means all three
+	// supported ones. Only ES256, EdDSA and Ed25519 are supported (EdDSA
+	// and Ed25519 are separate entries: a list of one refuses the other's
+	// proofs); listing
 	// "none", an HS* algorithm or any other algorithm makes Verify return an
 	// error wrapping ErrExpectations. A non-nil empty list is also an error.
 	Algorithms []jose.SignatureAlgorithm
@@ -90,7 +100,7 @@ func (exp *Expectations) resolve() (settings, error) {
 		if neverAllowed(a) {
 			return s, expectationsError("algorithm none and hmac algorithms are never allowed")
 		}
-		if a != jose.ES256 && a != jose.EdDSA {
+		if !slices.Contains(supportedAlgorithms[:], a) {
 			return s, expectationsError("unsupported algorithm " + quote(string(a)))
 		}
 	}
@@ -216,7 +226,8 @@ func verifyJWS(proof string, st *settings) (*publicKey, []byte, *Error) {
 
 // verify reports whether sig, canonical base64url (checkShape), is k's
 // signature of the ASCII text input: 64 bytes, r ‖ s for ES256 (either
-// form of s, spec/FORMAT.md §4.5 step 6), R ‖ S for EdDSA (§4.2).
+// form of s, spec/FORMAT.md §4.5 step 6), R ‖ S for EdDSA and Ed25519
+// (§4.2).
 func (k *publicKey) verify(input, sig string) bool {
 	var raw [ed25519.SignatureSize]byte
 	if base64.RawURLEncoding.DecodedLen(len(sig)) != len(raw) {

@@ -6,7 +6,10 @@
 //
 // Make builds a proof as RFC 9449 §4.2 describes (typ "dpop+jwt", the
 // public JWK in the protected header, claims jti, htm, htu, iat and
-// optionally nonce and ath), signed by a [key.Holder].
+// optionally nonce and ath), signed by a [key.Holder]: an Ed25519 key
+// signs under "EdDSA" unless [MakeOptions].Algorithm asks for "Ed25519",
+// because verifiers written before RFC 9864 refuse that name and every
+// verifier that knows it knows "EdDSA" too.
 // NormalizeURI compares URIs after RFC 3986 §6.2.2 and §6.2.3
 // normalisation. Numeric limits and defaults are in limits.go: proofs of at
 // most [MaxProofBytes] (8 KiB), a window of [DefaultMaxAge] (5 minutes) into
@@ -16,7 +19,8 @@
 //
 // Verify first validates the [Expectations]; unusable ones (no method, a URI
 // [NormalizeURI] refuses, an allow-list naming "none", an HMAC or any
-// algorithm other than ES256 and EdDSA, a negative or over-long window)
+// algorithm other than ES256, EdDSA and Ed25519, a negative or over-long
+// window)
 // give an error wrapping [ErrExpectations], which does not match [ErrInvalid].
 //
 // Verify performs every check of RFC 9449 §4.3, in this fixed order, and the
@@ -32,11 +36,13 @@
 //     one object named alike at any depth (compared after unescaping), and
 //     without "crit" or "b64".
 //  3. typ: the protected header's "typ" is exactly "dpop+jwt".
-//  4. alg: "alg" is on the caller's allow-list (default ES256 and EdDSA);
+//  4. alg: "alg" is on the caller's allow-list (default ES256, EdDSA and
+//     [Ed25519], the fully-specified name of RFC 9864 §2.2 for what RFC
+//     8037 calls EdDSA with an Ed25519 key; each is its own entry);
 //     "none" and HMAC algorithms are never allowed.
 //  5. jwk: "jwk" is present, is a public key only (no private or symmetric
-//     members), its type matches alg (ES256: EC P-256; EdDSA: OKP
-//     Ed25519), and its "alg" member, if any, equals alg.
+//     members), its type matches alg (ES256: EC P-256; EdDSA and Ed25519:
+//     OKP Ed25519), and its "alg" member, if any, equals alg.
 //  6. signature: the JWS signature verifies with that jwk.
 //  7. claims: the payload is exactly one JSON object held to the header's
 //     rules of step 2; "jti" (non-empty string of at most [MaxJTIBytes]),

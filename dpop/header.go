@@ -114,6 +114,8 @@ func checkHeader(enc string, buf []byte, allowed []jose.SignatureAlgorithm) (hea
 		alg = jose.ES256
 	case string(jose.EdDSA):
 		alg = jose.EdDSA
+	case string(Ed25519):
+		alg = Ed25519
 	}
 	if !algAllowed(alg, allowed) {
 		return h, "", refuse(CheckAlg, "not on the allow-list")

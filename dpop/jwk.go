@@ -19,7 +19,8 @@ type publicKey struct {
 // value already held to the lexical rules of step 2 (spec/FORMAT.md §4.5
 // step 5): a public JWK as §4.4 defines it (internal/jwk, the parser
 // package key uses for rebinding JWKs too) of the type alg needs, EC P-256
-// for ES256 and OKP Ed25519 for EdDSA. A nil v is a missing jwk.
+// for ES256 and OKP Ed25519 for EdDSA and Ed25519, with an "alg" member,
+// if any, equal to alg. A nil v is a missing jwk.
 func parseJWK(v []byte, alg jose.SignatureAlgorithm) (*publicKey, *Error) {
 	if v == nil {
 		return nil, refuse(CheckJWK, "missing")
@@ -34,8 +35,10 @@ func parseJWK(v []byte, alg jose.SignatureAlgorithm) (*publicKey, *Error) {
 		return nil, refuse(CheckJWK, "key alg member does not match its type")
 	case err != nil:
 		return nil, refuse(CheckJWK, "invalid key")
-	case k.Alg != string(alg):
+	case !k.OfType(string(alg)):
 		return nil, refuse(CheckJWK, "key type does not match alg")
+	case !k.Signs(string(alg)):
+		return nil, refuse(CheckJWK, "key alg member does not match alg")
 	}
 	return &publicKey{alg: alg, Key: k}, nil
 }
@@ -57,15 +60,19 @@ type holderSigner struct {
 	alg jose.SignatureAlgorithm
 }
 
-func newHolderSigner(h *key.Holder) (*holderSigner, error) {
+func newHolderSigner(h *key.Holder, name jose.SignatureAlgorithm) (*holderSigner, error) {
 	var alg jose.SignatureAlgorithm
-	switch h.Alg() {
-	case key.ES256:
+	switch {
+	case h.Alg() == key.ES256 && (name == "" || name == jose.ES256):
 		alg = jose.ES256
-	case key.Ed25519:
+	case h.Alg() == key.Ed25519 && (name == "" || name == jose.EdDSA):
 		alg = jose.EdDSA
-	default:
+	case h.Alg() == key.Ed25519 && name == Ed25519:
+		alg = Ed25519
+	case h.Alg() == 0:
 		return nil, errNoHolder
+	default:
+		return nil, errors.New("dpop: algorithm " + quote(string(name)) + " does not match the holder key")
 	}
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(h.Public().JWK()); err != nil {

@@ -43,6 +43,7 @@ func divergences() []divergence {
 		{"jwk k null", jose.EdDSA, ``, `,"k":null`, CheckJWK},
 		{"jwk oth", jose.ES256, ``, `,"oth":[]`, CheckJWK},
 		{"jwk alg null", jose.EdDSA, ``, `,"alg":null`, CheckJWK},
+		{"jwk alg empty", jose.ES256, ``, `,"alg":""`, CheckJWK},
 	}
 }
 

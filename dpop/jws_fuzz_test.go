@@ -127,7 +127,8 @@ func highS(t testing.TB, h *key.Holder, input string) []byte {
 // FuzzVerifyJWS holds verifyJWS to referenceVerifyJWS (agreeJWS). With
 // raw empty, the proof is the header and payload texts signed by the
 // ES256 (signer 0) or the Ed25519 key (1), or unsigned (2); else raw is
-// the proof. allow picks the allow-list: both, ES256 or EdDSA.
+// the proof. allow picks the allow-list: all three, ES256, EdDSA or
+// Ed25519.
 func FuzzVerifyJWS(f *testing.F) {
 	keys := proofKeys(f)
 	es, ed := publicMembers(keys[jose.ES256]), publicMembers(keys[jose.EdDSA])
@@ -140,6 +141,11 @@ func FuzzVerifyJWS(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add("", "", uint8(0), strings.TrimSpace(string(b)), uint8(0))
+	}
+	if b, err := os.ReadFile("testdata/independent/panva-dpop-2.1.2-ed25519.jwt"); err == nil {
+		f.Add("", "", uint8(0), strings.TrimSpace(string(b)), uint8(0))
+	} else {
+		f.Fatal(err)
 	}
 	for i, hdr := range edgeHeaders(es, ed) {
 		f.Add(hdr, refPayload, uint8(i%2), "", uint8(0))
@@ -177,11 +183,13 @@ func fuzzProof(t testing.TB, keys map[jose.SignatureAlgorithm]*key.Holder, hdr, 
 }
 
 func allowList(allow uint8) []jose.SignatureAlgorithm {
-	switch allow % 3 {
+	switch allow % 4 {
 	case 1:
 		return []jose.SignatureAlgorithm{jose.ES256}
 	case 2:
 		return []jose.SignatureAlgorithm{jose.EdDSA}
+	case 3:
+		return []jose.SignatureAlgorithm{Ed25519}
 	}
 	return supportedAlgorithms[:]
 }
@@ -225,12 +233,12 @@ func TestHighS(t *testing.T) {
 func TestVerifyJWSProperty(t *testing.T) {
 	keys := proofKeys(t)
 	pub := map[jose.SignatureAlgorithm]string{jose.ES256: publicMembers(keys[jose.ES256]), jose.EdDSA: publicMembers(keys[jose.EdDSA])}
-	values := []string{`null`, `5`, `"x"`, `""`, `[]`, `["AAAA"]`, `{}`, `{"a":1}`, `true`, `"ES256"`, `"EdDSA"`, `"AA"`, `"%zz"`, `"dpop+jwt"`}
+	values := []string{`null`, `5`, `"x"`, `""`, `[]`, `["AAAA"]`, `{}`, `{"a":1}`, `true`, `"ES256"`, `"EdDSA"`, `"Ed25519"`, `"AA"`, `"%zz"`, `"dpop+jwt"`}
 	headerNames := []string{"kid", "nonce", "x5c", "crit", "b64", "typ", "alg", "jku", "cty", "x", "Typ"}
 	jwkNames := []string{"kid", "use", "key_ops", "x5c", "x5u", "x5t", "x5t#S256", "n", "e", "pub", "y", "alg", "d", "oth", "k", "priv", "crv", "kty", "ext"}
 	rapid.Check(t, func(rt *rapid.T) {
 		alg := rapid.SampledFrom([]jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}).Draw(rt, "alg")
-		hdrAlg := rapid.SampledFrom([]string{string(alg), string(alg), "none", "HS256", "ES384"}).Draw(rt, "header alg")
+		hdrAlg := rapid.SampledFrom([]string{string(alg), string(alg), "none", "HS256", "ES384", "Ed25519", "ed25519"}).Draw(rt, "header alg")
 		typ := rapid.SampledFrom([]string{`"dpop+jwt"`, `"dpop+jwt"`, `"dpop\u002bjwt"`, `"JWT"`, `5`}).Draw(rt, "typ")
 		keyAlg := alg
 		if rapid.IntRange(0, 9).Draw(rt, "other key") == 0 {

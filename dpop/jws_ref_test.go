@@ -94,7 +94,7 @@ func headerOf(proof string) []byte {
 //
 // go-jose accepts more (less): "crit" or "b64" with the value null (which
 // go-jose treats as absent); a private member of the jwk with the value
-// null, or "oth" with any; a jwk "alg" of null; an x or y whose string
+// null, or "oth" with any; a jwk "alg" of null or ""; an x or y whose string
 // holds a CR or LF (go-jose's base64 decoder skips them). The spec
 // refuses all of these.
 func goJoseDiffers(proof string) (more, less bool) {
@@ -126,6 +126,9 @@ func goJoseDiffers(proof string) (more, less bool) {
 	}
 	if _, ok := jwk["oth"]; ok {
 		less = true
+	}
+	if v, ok := jwk["alg"]; ok && string(v) == `""` {
+		less = true // go-jose reads an empty alg as none
 	}
 	for _, m := range []string{"x", "y"} {
 		var s string

@@ -76,4 +76,4 @@ const (
 
 // supportedAlgorithms lists every algorithm this package can check; an
 // Expectations.Algorithms entry outside this list is a caller error.
-var supportedAlgorithms = [...]jose.SignatureAlgorithm{jose.ES256, jose.EdDSA}
+var supportedAlgorithms = [...]jose.SignatureAlgorithm{jose.ES256, jose.EdDSA, Ed25519}

@@ -30,6 +30,15 @@ type MakeOptions struct {
 	// JTI is the jti; empty means 16 random bytes from crypto/rand,
 	// base64url.
 	JTI string
+	// Algorithm is the header's "alg": empty means ES256 for a P-256
+	// key and EdDSA for an Ed25519 key; [Ed25519] (RFC 9864) is the
+	// other name an Ed25519 key may sign under. EdDSA is the default
+	// because every DPoP verifier that accepts Ed25519 keys knows it,
+	// while verifiers written before RFC 9864 (go-jose v4, auth0's
+	// go-jwt-middleware) refuse the alg "Ed25519"; choose Ed25519 for a
+	// verifier that lists only it (its DPoP challenge's algs, RFC 9449
+	// §7.1).
+	Algorithm jose.SignatureAlgorithm
 }
 
 // proofClaims is the payload Make signs (RFC 9449 §4.2).
@@ -44,11 +53,11 @@ type proofClaims struct {
 
 // Make builds a DPoP proof (RFC 9449 §4.2) for a request with the given
 // method and URI, signed by the holder key (ES256 or EdDSA, by the key's
-// algorithm). The header carries typ "dpop+jwt" and the public JWK only.
+// algorithm, or Ed25519 when opts.Algorithm says so). The header carries typ "dpop+jwt" and the public JWK only.
 // htu is uri without its query and fragment; the rest of uri must be
 // acceptable to [NormalizeURI] and is kept as given.
 func Make(holder *key.Holder, method, uri string, opts MakeOptions) (string, error) {
-	signer, err := newHolderSigner(holder)
+	signer, err := newHolderSigner(holder, opts.Algorithm)
 	if err != nil {
 		return "", err
 	}

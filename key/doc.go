@@ -38,7 +38,8 @@
 //
 // A [Holder] is the private key of a DPoP-bound ticket's holder (RFC 9449):
 // ECDSA P-256 ([ES256]) or Ed25519. Its text form is a private JWK
-// (RFC 7517, RFC 8037 for Ed25519) with its "alg" ("ES256" or "EdDSA"); its
+// (RFC 7517, RFC 8037 for Ed25519) with its "alg" ("ES256" or "EdDSA";
+// "Ed25519", RFC 9864's name, is read as "EdDSA"); its
 // [HolderPublic] is the public JWK, whose RFC 7638 SHA-256 thumbprint in
 // base64url without padding (the "jkt" of RFC 9449 §6.1) is what a holder
 // caveat names: [Holder.Thumbprint] and [HolderPublic.Thumbprint] return

@@ -100,8 +100,8 @@ func newHolder(m holderMaterial) (*Holder, error) {
 
 // ParseHolder decodes a private holder JWK as [Holder.WriteFile] writes
 // it: an EC P-256 or OKP Ed25519 key whose public members match its
-// private part and whose "alg", if present, matches its type. Errors never
-// quote the input.
+// private part and whose "alg", if present, matches its type ("ES256";
+// "EdDSA" or "Ed25519", RFC 9864). Errors never quote the input.
 func ParseHolder(jwkJSON []byte) (*Holder, error) {
 	if len(jwkJSON) > MaxFileBytes {
 		return nil, errPrivateJWK
@@ -224,6 +224,9 @@ func jwsName(a Alg) string {
 	return ""
 }
 
+// algMatches reports whether a JWK's "alg" member fits a key of want:
+// absent, or its JWS name; for Ed25519 also "Ed25519", the
+// fully-specified name of RFC 9864 §2.2.
 func algMatches(jwkAlg string, want Alg) bool {
-	return jwkAlg == "" || jwkAlg == jwsName(want)
+	return jwkAlg == "" || jwkAlg == jwsName(want) || want == Ed25519 && jwkAlg == "Ed25519"
 }

@@ -34,7 +34,9 @@ var errPublicJWK = fmt.Errorf("%w: not a public holder jwk (EC P-256 or OKP Ed25
 // §4.5 step 2 (valid UTF-8, no lone surrogate escapes, nesting at most 32,
 // no two members of one object named alike at any depth), without any
 // private or symmetric member, with an "alg", if present, that matches
-// the key type; other members are ignored. Errors never quote the input.
+// the key type ("ES256"; "EdDSA" or, as RFC 9864 §2.2 names it,
+// "Ed25519"); other members are ignored. The key's own JWK ([HolderPublic.JWK])
+// says "EdDSA" whichever it was given. Errors never quote the input.
 func ParseHolderPublic(jwkJSON []byte) (*HolderPublic, error) {
 	if len(jwkJSON) > MaxFileBytes || !strictjson.Object(jwkJSON) {
 		return nil, errPublicJWK

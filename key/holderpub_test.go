@@ -29,6 +29,9 @@ func TestHolderPublicJWKRules(t *testing.T) {
 		{`,"n":1,"e":"A=="`, true},
 		{`,"y":0`, true},
 		{`,"alg":"EdDSA"`, true},
+		{`,"alg":"Ed25519"`, true}, // RFC 9864 §2.2
+		{`,"alg":"ed25519"`, false},
+		{`,"alg":"Ed448"`, false},
 		{`,"ext":{"a":[1,{"b":null}]}`, true},
 		{`,"alg":"ES256"`, false},
 		{`,"alg":null`, false},

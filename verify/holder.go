@@ -16,8 +16,10 @@ import (
 // DPoPOptions tune the DPoP check of bound tickets (RFC 9449 §4.3). Zero
 // values take package dpop's defaults.
 type DPoPOptions struct {
-	// Algorithms is the allow-list of the proofs' "alg" values (RFC 7518
-	// names: "EdDSA", "ES256"); nil means both.
+	// Algorithms is the allow-list of the proofs' "alg" values: "ES256"
+	// (RFC 7518), "EdDSA" (RFC 8037) and "Ed25519" (RFC 9864 §2.2, the
+	// same signatures under the fully-specified name; each its own
+	// entry); nil means all three.
 	Algorithms []Algorithm
 	// MaxAge and FutureSkew are the proof window (dpop.Expectations); at
 	// most dpop.MaxAgeLimit and dpop.FutureSkewLimit, beyond which the

@@ -56,5 +56,14 @@ func TestWithHolderKey(t *testing.T) {
 		if _, err := must(verify.Prepare(bound, f.keys, edOnly)).WithHolderKey(alice.key); err == nil {
 			t.Errorf("%s: an ES256 key taken under an EdDSA-only policy", f.name)
 		}
+		// An Ed25519 key signs under either name (RFC 9864): a policy of
+		// one of them takes it, an ES256-only one does not.
+		for _, names := range [][]verify.Algorithm{{"Ed25519"}, {"EdDSA"}, {"ES256"}} {
+			o := &verify.Options{DPoP: verify.DPoPOptions{Algorithms: names}}
+			_, err := must(verify.Prepare(rebound, f.keys, o)).WithHolderKey(bob.key)
+			if (err == nil) != (names[0] != "ES256") {
+				t.Errorf("%s: an Ed25519 key under the policy %v: %v", f.name, names, err)
+			}
+		}
 	}
 }

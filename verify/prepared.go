@@ -169,12 +169,14 @@ func (p *Prepared) WithHolderKey(h *key.Holder) (*Prepared, error) {
 	case h.Thumbprint() != jktText(holder):
 		return nil, errors.New("verify: the key " + h.Thumbprint() + " is not the ticket's current holder " + jktText(holder))
 	}
-	name := Algorithm("EdDSA")
+	// An Ed25519 key's proofs may say EdDSA or Ed25519 (RFC 9864): the
+	// policy takes the key when it accepts either.
+	names := []Algorithm{"EdDSA", "Ed25519"}
 	if h.Alg() == key.ES256 {
-		name = "ES256"
+		names = []Algorithm{"ES256"}
 	}
-	if algs := p.opts.DPoP.Algorithms; algs != nil && !slices.Contains(algs, name) {
-		return nil, errors.New("verify: the policy does not accept " + string(name) + " holder keys")
+	if algs := p.opts.DPoP.Algorithms; algs != nil && !slices.ContainsFunc(names, func(a Algorithm) bool { return slices.Contains(algs, a) }) {
+		return nil, errors.New("verify: the policy does not accept " + string(names[0]) + " holder keys")
 	}
 	q := *p
 	q.ownKey = true

@@ -54,7 +54,7 @@ func TestCompletionBash(t *testing.T) {
 		want []string
 	}{
 		{"tickettool mi", []string{"mint"}},
-		{"tickettool re", []string{"receipt", "revoke"}},
+		{"tickettool re", []string{"receipt", "request", "revoke"}},
 		{"tickettool ver", []string{"verify", "version"}},
 		{"tickettool --v", []string{"--version"}},
 		{"tickettool mint --k", []string{"--key"}},
@@ -98,7 +98,7 @@ func TestCompletionMatchesHelp(t *testing.T) {
 		t.Skip("no bash")
 	}
 	script := completionScript(t, "bash")
-	flagLine := regexp.MustCompile(`^  -([a-z][a-z0-9-]*)`)
+	flagLine := regexp.MustCompile(`^  -([A-Za-z][a-z0-9-]*)`)
 	for _, c := range commands() {
 		paths := [][]string{{c.name}}
 		for _, s := range c.subs {

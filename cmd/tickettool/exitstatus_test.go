@@ -44,6 +44,7 @@ func TestExitStatus(t *testing.T) {
 	cliOK(t, "holder", "--alg", "eddsa", "--out", p("agent.jwk"))
 	tk := cliOK(t, "mint", "--key", p("root.key"), "tools=read_file", "paths=src/", "calls=5", "until=2030-01-01T00:00:00Z")
 	expired := cliOK(t, "mint", "--key", p("root.key"), "tools=read_file", "until=2020-01-01T00:00:00Z", "--now", "2019-12-31T00:00:00Z")
+	hostsOnly := cliOK(t, "mint", "--key", p("root.key"), "tools=fetch", "hosts=api.example.org", "until=2030-01-01T00:00:00Z")
 	proof := cliOK(t, "proof", "make", "--key", p("agent.jwk"), "--htm", "POST", "--htu", "mcp://fs/read_file")
 	cliOK(t, "verify", "--key", p("root.key.pub"), "--tool", "read_file", "--path", "src/a.go",
 		"--receipts", p("r.log"), "--receipt-key", p("rk.key"), tk)
@@ -237,6 +238,17 @@ func TestExitStatus(t *testing.T) {
 		{args: []string{"receipt", "repair", "--key", rk, missing}, want: 2},
 		{args: []string{"receipt", "repair", "--key", rk}, want: 2},
 		{args: []string{"receipt", "repair", "--nope"}, want: 2},
+
+		// request (its runs against a server are request.txtar): a
+		// ticket its caveats keep from a URL sends nothing and refuses;
+		// a closed port refuses too
+		{args: []string{"request", "-h"}, want: 0},
+		{args: []string{"request", "--ticket", hostsOnly, "https://elsewhere.example/x"}, want: 1},
+		{args: []string{"request", "--ticket", tk, "http://127.0.0.1:1/x"}, want: 1},
+		{args: []string{"request", "--ticket", missing, "http://127.0.0.1:1/x"}, want: 2},
+		{args: []string{"request", "--ticket", tk}, want: 2},
+		{args: []string{"request", "--ticket", tk, "-H", "DPoP: x", "http://127.0.0.1:1/x"}, want: 2},
+		{args: []string{"request", "--nope"}, want: 2},
 
 		// demo (its run is TestDemo), version, completion
 		{args: []string{"demo", "-h"}, want: 0},

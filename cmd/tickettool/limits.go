@@ -73,3 +73,7 @@ const (
 	// maxAnswerBytes bounds the answer read from the terminal.
 	maxAnswerBytes = 64
 )
+
+// requestTimeout bounds 'tickettool request' from the first byte sent to
+// the last byte of the response body, its one nonce retry included.
+const requestTimeout = 60 * time.Second

@@ -98,6 +98,7 @@ func commands() []command {
 		{"inspect", "show a ticket's blocks and effective scope (verifies nothing)", runInspect, nil},
 		{"verify", "check a ticket, or decide whether it allows a request", runVerify, nil},
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},
+		{"request", "send an HTTP request with a ticket and a DPoP proof, as a small curl", runRequest, nil},
 		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP, nil},
 		{"hook", "decide a coding agent's tool call from its pre-tool hook (hook config, hook delegate)", runHook, []string{"config", "delegate"}},
 		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},

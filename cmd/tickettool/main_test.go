@@ -100,6 +100,8 @@ func useTestTerminal() {
 //	                          the script ends
 //	muteserver VAR            listen on a loopback port that accepts connections and
 //	                          never answers, until the script ends; $VAR is HOST:PORT
+//	dpopserver VAR            serve a tiny DPoP resource server on a loopback port until
+//	                          the script ends; $VAR is HOST:PORT (request_test.go)
 //
 // Condition [redis]: TICKETTOOL_REDIS_ADDR names a real Redis server
 // (HOST:PORT); under CI=true the test fails without one. Condition [root]:
@@ -142,6 +144,7 @@ func TestScripts(t *testing.T) {
 			"charge":       cmdCharge,
 			"lockstore":    cmdLockStore,
 			"muteserver":   cmdMuteServer,
+			"dpopserver":   cmdDPoPServer,
 		},
 	})
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/tickettool/tickettool/dpop"
 )
 
 const proofUsage = `
-usage: tickettool proof make  --key HOLDER --htm METHOD --htu URI [--ticket TICKET] [--nonce N] [--iat TIME]
+usage: tickettool proof make  --key HOLDER --htm METHOD --htu URI [--ticket TICKET] [--nonce N] [--iat TIME] [--alg ALG]
        tickettool proof check --htm METHOD --htu URI [--now TIME] [--ticket TEXT] [--jkt JKT] [--nonce N] [--json] PROOF
 
 DPoP proofs (RFC 9449) show that a call comes from the holder a ticket is
@@ -37,6 +39,7 @@ func runProof(e *env, args []string) error {
 
 const proofMakeUsage = `
 usage: tickettool proof make --key HOLDER --htm METHOD --htu URI [--ticket TICKET] [--nonce N] [--iat TIME]
+                             [--alg ALG]
 
 Prints a DPoP proof (a dpop+jwt JWS) signed with the private holder JWK in
 HOLDER, for a call with method METHOD to URI (query and fragment are left
@@ -44,6 +47,9 @@ out of htu). With --ticket (its text, - for standard input, or @PATH) the proof
 carries ath, the hash of that text, as a bound ticket requires. --iat
 defaults to now; verifiers accept a proof for 5 minutes after its iat.
 The jti is random, so every proof is new: a verifier refuses a replay.
+An Ed25519 key signs under the alg EdDSA, which every verifier of Ed25519
+proofs knows; --alg Ed25519 uses RFC 9864's name instead, for a verifier
+that accepts only that.
 
 Example:
   tickettool proof make --key agent.jwk --htm POST \
@@ -58,6 +64,7 @@ func runProofMake(e *env, args []string) error {
 	ticket := fs.String("ticket", "", "the `TICKET` the proof goes with (adds ath; - for standard input, @PATH for a file)")
 	nonce := fs.String("nonce", "", "the nonce `N` the verifier asked for")
 	iatFlag := fs.String("iat", "", "issued-at `TIME` (RFC 3339 or unix seconds; default now)")
+	alg := fs.String("alg", "", "the proof's `ALG`: ES256 for a P-256 key; EdDSA (default) or Ed25519 for an Ed25519 key")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -78,7 +85,7 @@ func runProofMake(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := dpop.MakeOptions{Nonce: *nonce, IssuedAt: iat}
+	opts := dpop.MakeOptions{Nonce: *nonce, IssuedAt: iat, Algorithm: jose.SignatureAlgorithm(*alg)}
 	if *ticket != "" {
 		text, _, err := e.ticketArg(*ticket)
 		if err != nil {

@@ -9,9 +9,10 @@
 // "kty":"EC", "crv":"P-256" with x and y of 32 bytes each and a point on
 // the curve, or "kty":"OKP", "crv":"Ed25519" with x of 32 bytes that is
 // not one of the 14 small-order encodings (§4.2); its "alg", if present,
-// is "ES256" or "EdDSA" respectively. x and y are base64url without
-// padding: '=' or any character outside the alphabet refuses the key,
-// unused trailing bits are ignored. Other members are ignored, whatever
+// is "ES256" for the EC key, and "EdDSA" (RFC 8037) or "Ed25519" (RFC 9864
+// §2.2, the fully-specified name that deprecates "EdDSA") for the OKP key.
+// x and y are base64url without padding: '=' or any character outside
+// the alphabet refuses the key, unused trailing bits are ignored. Other members are ignored, whatever
 // their values. go-jose refuses some of those (a "kid" that is not a
 // string, an "x5c" that is not a certificate chain, …) and accepts some
 // of what the spec refuses; dpop's tests enumerate both
@@ -30,18 +31,23 @@ import (
 	"github.com/tickettool/tickettool/internal/strictjson"
 )
 
-// The algorithms of the two key types.
+// The JWS algorithms of the two key types: ES256 for EC P-256; EdDSA
+// (RFC 8037) and Ed25519 (RFC 9864 §2.2) alike for OKP Ed25519.
 const (
-	ES256 = "ES256"
-	EdDSA = "EdDSA"
+	ES256   = "ES256"
+	EdDSA   = "EdDSA"
+	Ed25519 = "Ed25519"
 )
 
 // Key is a parsed public JWK.
 type Key struct {
-	Alg  string   // ES256 or EdDSA
-	X, Y [32]byte // the coordinates as decoded; Y for ES256 only
-	EC   *ecdsa.PublicKey
-	Ed   ed25519.PublicKey
+	Alg string // the key type's algorithm: ES256 or EdDSA
+	// Member is the JWK's "alg" member, "" when absent: Alg, or
+	// Ed25519 for an OKP key.
+	Member string
+	X, Y   [32]byte // the coordinates as decoded; Y for ES256 only
+	EC     *ecdsa.PublicKey
+	Ed     ed25519.PublicKey
 }
 
 // The reasons a JWK is refused.
@@ -136,11 +142,28 @@ func build(vals *[members][]byte) (*Key, error) {
 		return nil, ErrKey
 	}
 	if vals[mAlg] != nil {
-		if a, ok := strictjson.StringValue(vals[mAlg]); !ok || string(a) != k.Alg {
+		a, ok := strictjson.StringValue(vals[mAlg])
+		if !ok || !k.OfType(string(a)) {
 			return nil, ErrAlg
 		}
+		k.Member = string(a)
 	}
 	return k, nil
+}
+
+// OfType reports whether alg is a JWS algorithm of k's type, whatever
+// its "alg" member.
+func (k *Key) OfType(alg string) bool {
+	return alg == k.Alg || (k.Ed != nil && alg == Ed25519)
+}
+
+// Signs reports whether k may check a JWS whose header names alg: alg is
+// an algorithm of k's type and, when k has an "alg" member, that member
+// (RFC 7517 §4.4: the algorithm the key is meant for). So an Ed25519 JWS
+// needs an OKP key without "alg" or with "alg":"Ed25519", never one whose
+// "alg" is "EdDSA", nor an EC key.
+func (k *Key) Signs(alg string) bool {
+	return k.OfType(alg) && (k.Member == "" || k.Member == alg)
 }
 
 // decodeCoordinate decodes v, the text of a JSON string holding 32 bytes

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/tickettool/tickettool/internal/strictjson"
@@ -60,7 +61,7 @@ func TestParse(t *testing.T) {
 		return `{"kty":"EC","crv":"P-256","x":"` + x + `","y":"` + y + `"` + extra + `}`
 	}
 	accepted := []string{
-		okp(ed, ""), okp(ed, `,"alg":"EdDSA"`), okp(ed, `,"kid":5,"use":[1]`),
+		okp(ed, ""), okp(ed, `,"alg":"EdDSA"`), okp(ed, `,"alg":"Ed25519"`), okp(ed, `,"kid":5,"use":[1]`),
 		ec(""), ec(`,"alg":"ES256"`), ec(`,"x5c":"not a chain"`),
 		" " + okp(ed, "") + "\n", // whitespace around the object, as §4.5 step 2 allows
 	}
@@ -68,7 +69,7 @@ func TestParse(t *testing.T) {
 		okp(ed, `,"alg":"ES256"`), okp(ed, `,"alg":null`), okp(ed, `,"d":null`), okp(ed, `,"priv":"x"`),
 		okp(ed, `,"oth":[]`), okp(ed, `,"x":"`+ed+`"`), okp(ed+"=", ""), okp(ed[:42], ""),
 		okp(ed, `,"crv":"Ed25519"`), `{"kty":"OKP","crv":"Ed448","x":"` + ed + `"}`,
-		ec(`,"alg":"EdDSA"`), ec(`,"k":"AA"`), `{"kty":"EC","crv":"P-384","x":"` + x + `","y":"` + y + `"}`,
+		ec(`,"alg":"EdDSA"`), ec(`,"alg":"Ed25519"`), okp(ed, `,"alg":"ed25519"`), okp(ed, `,"alg":"Ed448"`), ec(`,"k":"AA"`), `{"kty":"EC","crv":"P-384","x":"` + x + `","y":"` + y + `"}`,
 		`{"kty":"EC","crv":"P-256","x":"` + x + `"}`, `{"kty":"EC","crv":"P-256","x":"` + x + `","y":"` + x + `"}`,
 		`[]`, `{}`, "{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"x\":\"" + ed + "\",\"n\":\"\xff\"}",
 	}
@@ -86,6 +87,42 @@ func TestParse(t *testing.T) {
 		b, _ := hex.DecodeString(h)
 		if _, err := parse(okp(b64.EncodeToString(b), "")); err == nil {
 			t.Errorf("small-order key %s: accepted", h)
+		}
+	}
+}
+
+// Signs: which JWS algorithms a key may check (RFC 9864 §2.2 beside RFC
+// 8037): its type's, and its "alg" member's alone when it has one.
+func TestSigns(t *testing.T) {
+	var seed [32]byte
+	ed := b64.EncodeToString(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
+	ecKey, err := ecdh.P256().NewPrivateKey(append(make([]byte, 31), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := ecKey.PublicKey().Bytes()
+	ec := `{"kty":"EC","crv":"P-256","x":"` + b64.EncodeToString(raw[1:33]) + `","y":"` + b64.EncodeToString(raw[33:]) + `"}`
+	for _, c := range []struct {
+		jwk  string
+		algs string // the algorithms it signs, of ES256 EdDSA Ed25519 none
+	}{
+		{okp(ed, ""), "EdDSA Ed25519"},
+		{okp(ed, `,"alg":"EdDSA"`), "EdDSA"},
+		{okp(ed, `,"alg":"Ed25519"`), "Ed25519"},
+		{ec, "ES256"},
+	} {
+		k, err := parse(c.jwk)
+		if err != nil {
+			t.Fatalf("%s: %v", c.jwk, err)
+		}
+		var got []string
+		for _, a := range []string{"ES256", "EdDSA", "Ed25519", "none", "ed25519", ""} {
+			if k.Signs(a) {
+				got = append(got, a)
+			}
+		}
+		if strings.Join(got, " ") != c.algs {
+			t.Errorf("%s signs %q, want %q", c.jwk, got, c.algs)
 		}
 	}
 }

@@ -265,11 +265,14 @@ func (g *gen) windowLimits() {
 }
 
 // jwkWithAlg is holder's public JWK with its alg member set to alg (and
-// no other alg member).
+// no other alg member), or without one when alg is empty.
 func (g *gen) jwkWithAlg(holder, alg string) string {
 	var m map[string]any
 	g.fail(json.Unmarshal([]byte(g.file.Holders[holder].PublicJWK), &m))
 	m["alg"] = alg
+	if alg == "" {
+		delete(m, "alg")
+	}
 	out, err := json.Marshal(m)
 	g.fail(err)
 	return string(out)

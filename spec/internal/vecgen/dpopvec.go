@@ -25,6 +25,7 @@ func (g *gen) proofs() {
 	g.htu()
 	g.rebindES256()
 	g.jwsStructure()
+	g.fullySpecified()
 }
 
 // window: a proof issued at t12 against requests around it. The window

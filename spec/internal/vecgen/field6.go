@@ -201,11 +201,17 @@ func (g *gen) rebindRefused(base *token.Ticket, alice cbor.RawMessage, toBob []c
 			g.handAppend(base, toBob, alice, moved)},
 		{"rebind/signature-256-bytes", "a 256-byte signature: it decodes, and does not verify",
 			g.handAppend(base, toBob, alice, fixedSig(1, make([]byte, 256)))},
+		{"rebind/jwk-alg-ed25519", "field 6 is alice's JWK with \"alg\":\"Ed25519\", RFC 9864's name for EdDSA with an Ed25519 key: allowed",
+			g.handAppend(base, toBob, okp(`"alg":"Ed25519",`), bySig)},
+		{"rebind/jwk-alg-ed25519-lower-case", "field 6 is alice's JWK with \"alg\":\"ed25519\": refused (names are case-sensitive)",
+			g.handAppend(base, toBob, okp(`"alg":"ed25519",`), bySig)},
+		{"rebind/jwk-alg-ed25519-on-p256", "bound to carol (ES256): field 6 is carol's JWK with \"alg\":\"Ed25519\" and carol's signature: refused",
+			g.handAppend(g.boundTo("field6/carol", "carol"), toBob, jwkOf(g.jwkWithAlg("carol", "Ed25519")), g.signedBy("carol"))},
 		{"rebind/same-holder-unsigned", "block 1 names alice again, without field 6: naming the same holder again is a rebinding",
 			g.handAppend(base, []caveat.Caveat{g.bind("alice")}, nil, nil)},
 	} {
 		reqs := refused(1)
-		if c.name == "rebind/jwk-alg-eddsa" || c.name == "rebind/jwk-trailing-bits" {
+		if c.name == "rebind/jwk-alg-eddsa" || c.name == "rebind/jwk-trailing-bits" || c.name == "rebind/jwk-alg-ed25519" {
 			reqs = []Request{req().withProof(g.proofFor("bob", nil)).want()}
 		}
 		g.addRebind(c.name, c.desc, c.w, reqs)

@@ -54,6 +54,9 @@ func Generate() ([]byte, error) {
 	g.rebinding()
 	g.values()
 	g.malformed()
+	if g.err != nil {
+		return nil, g.err
+	}
 	g.approverKeys()
 	g.approvalVectors()
 	g.argsCases()
