@@ -13,6 +13,8 @@ usage: tickettool receipt show [--refused] [--json] LOG
        tickettool receipt verify --key PATH [--checkpoint FILE] [--json] LOG
        tickettool receipt checkpoint --key PATH LOG
        tickettool receipt repair --key PATH LOG
+       tickettool receipt report --key PATH [--checkpoint FILE] [--ticket TICKET]...
+                                 [--root-key PATH] [--store LOCATION] [--out FILE] LOG
 
 A receipt log holds one signed record per decision, each chained to the one
 before it. Logs written by tickettool have the origin "tickettool".
@@ -24,7 +26,7 @@ Example:
 
 func runReceipt(e *env, args []string) error {
 	if len(args) == 0 {
-		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify, checkpoint or repair"), "run 'tickettool receipt -h' for usage")
+		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify, checkpoint, repair or report"), "run 'tickettool receipt -h' for usage")
 	}
 	switch args[0] {
 	case "show":
@@ -35,11 +37,13 @@ func runReceipt(e *env, args []string) error {
 		return runReceiptCheckpoint(e, args[1:])
 	case "repair":
 		return runReceiptRepair(e, args[1:])
+	case "report":
+		return runReceiptReport(e, args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(e.stdout, receiptUsage[1:])
 		return nil
 	}
-	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify, checkpoint or repair")
+	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify, checkpoint, repair or report")
 }
 
 const receiptShowUsage = `
