@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
 )
@@ -37,6 +38,9 @@ func (f *Family) link() {
 	}
 	for _, r := range f.Roots {
 		r.sum()
+		if f.Intent == "" && r.Block == 0 {
+			f.Intent = intentOf(r)
+		}
 	}
 	for i := range f.Approvals {
 		for _, c := range f.codes {
@@ -128,4 +132,18 @@ func storeText(s storeUse) string {
 		return strconv.FormatUint(v, 10)
 	}
 	return "limit " + f(s.u.Limit) + ", spent " + f(s.u.Spent) + " (captured and held), remaining " + f(s.u.Remaining)
+}
+
+// intentOf is the text of n's intent caveat, "" without one.
+func intentOf(n *Node) string {
+	for j, c := range n.Caveats {
+		if n.kind(j) == caveat.Intent {
+			v := strings.TrimPrefix(c, "intent=")
+			if u, err := strconv.Unquote(v); err == nil {
+				return u
+			}
+			return v
+		}
+	}
+	return ""
 }
