@@ -41,8 +41,8 @@ func TestStory(t *testing.T) {
 		t.Errorf("effective scope of block 2:\n%q\nwant\n%q", b2.Effective, wantEff)
 	}
 	for _, c := range []struct {
-		n                              *Node
-		limit                          uint64
+		n                            *Node
+		limit                        uint64
 		captured, released, reserved int64
 	}{
 		{b0, 50, 4, 1, 3}, {b1, 10, 3, 1, 3}, {b2, 4, 0, 0, 1},
