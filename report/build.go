@@ -50,7 +50,7 @@ type Verdict struct {
 	Head     string // hex SHA-256 of the last record (OK only)
 	Root     string // hex RFC 6962 root (OK only)
 	Key      string // the key: name and key hash
-	Problem  string // "", broken, torn, not-log, wrong-key, truncated, forked, checkpoint
+	Problem  string // "", broken, torn, wrong-key, truncated, forked, checkpoint
 	Reason   string // the verification's error
 	Break    int64  // index of the first record that did not verify, or -1
 	Offset   int64  // its byte offset, or -1
@@ -61,8 +61,9 @@ type Verdict struct {
 
 // Build verifies the log at path with chain.VerifyFile and aggregates the
 // records that verified into a Report. It returns an error only when the
-// log cannot be read at all (a missing file, a bad key or origin); a log
-// that does not verify is a Report whose Verdict says why.
+// log cannot be read at all (a missing file, a bad key or origin) or is no
+// receipt log (chain.ErrNotLog); a log that does not verify is a Report
+// whose Verdict says why.
 func Build(path string, o Options) (*Report, error) {
 	r := newReport(path, o)
 	cpSize := int64(0)
@@ -76,7 +77,7 @@ func Build(path string, o Options) (*Report, error) {
 	}
 	sum, err := chain.VerifyFile(path, o.Key, o.Origin, chain.VerifyOptions{Checkpoint: o.Checkpoint, Each: r.add})
 	var pe *fs.PathError
-	if err != nil && errors.As(err, &pe) {
+	if err != nil && (errors.As(err, &pe) || errors.Is(err, chain.ErrNotLog)) {
 		return nil, err
 	}
 	r.Verdict = verdictOf(sum, err, r.seen, keyName(o.Key), o.CheckpointName, cpSize)
@@ -104,9 +105,6 @@ func verdictOf(sum *chain.Summary, err error, seen int64, keyName, cpName string
 		v.Problem, v.Break, v.Offset = "broken", be.Index, be.Offset
 		if be.Torn {
 			v.Problem = "torn"
-		}
-		if be.NotLog {
-			v.Problem = "not-log"
 		}
 	case errors.Is(err, chain.ErrWrongKey):
 		v.Problem = "wrong-key"
