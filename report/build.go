@@ -38,8 +38,10 @@ type Ticket struct {
 	// did or when no root key was given.
 	Problem string
 	// Usage is, when a store was given, what Decision.Budgets have
-	// spent in it (guard.Store.Spent), in the same order.
+	// spent in it (guard.Store.Spent), in the same order, and Held what
+	// of that is still reserved (guard.HeldReporter.Held).
 	Usage []guard.Usage
+	Held  []uint64
 }
 
 // Verdict is what the verification found.

@@ -56,6 +56,7 @@ type Bar struct {
 type storeUse struct {
 	kind caveat.Kind
 	u    guard.Usage
+	held uint64
 }
 
 // node returns the family's node of ticket id tid at block b, made on
@@ -163,12 +164,12 @@ func (r *Report) addTicket(i int, t *Ticket) {
 	for _, a := range t.Ticket.UnverifiedApprovals() {
 		f.codes = append(f.codes, approvalCode{a.Approver.KeyID, token.BindingCode(a.Binding)})
 	}
-	if verified && len(t.Usage) == len(t.Decision.Budgets) {
+	if verified && len(t.Usage) == len(t.Decision.Budgets) && len(t.Held) == len(t.Usage) {
 		for k, bu := range t.Decision.Budgets {
 			if bu.Block < len(blocks) {
 				n := f.nodes[t.Decision.BlockIDs[bu.Block].String()]
 				if n != nil {
-					n.usage = append(n.usage, storeUse{bu.Kind, t.Usage[k]})
+					n.usage = append(n.usage, storeUse{bu.Kind, t.Usage[k], min(t.Held[k], t.Usage[k].Spent)})
 				}
 			}
 		}

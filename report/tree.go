@@ -123,7 +123,7 @@ func (n *Node) sum() (allowed, captured, released int64) {
 }
 
 // storeText is a store's figure for a budget: limit, spent (captured and
-// held) and remaining.
+// reserved) and remaining.
 func storeText(s storeUse) string {
 	f := func(v uint64) string {
 		if s.u.Kind == caveat.Total {
@@ -131,7 +131,8 @@ func storeText(s storeUse) string {
 		}
 		return strconv.FormatUint(v, 10)
 	}
-	return "limit " + f(s.u.Limit) + ", spent " + f(s.u.Spent) + " (captured and held), remaining " + f(s.u.Remaining)
+	return "limit " + f(s.u.Limit) + ", spent " + f(s.u.Spent) + " (captured " + f(s.u.Spent-s.held) +
+		", reserved " + f(s.held) + "), remaining " + f(s.u.Remaining)
 }
 
 // intentOf is the text of n's intent caveat, "" without one.

@@ -149,6 +149,9 @@ func (e *env) reportTickets(args []string, rootPath, location string) ([]reportp
 		if out[i].Usage, err = st.Spent(ctx, d.BlockIDs[0], d.Budgets); err != nil {
 			return nil, storeFailed(name, err, "")
 		}
+		if out[i].Held, err = heldOf(ctx, st, d.BlockIDs[0], d.Budgets, e.now); err != nil {
+			return nil, storeFailed(name, err, "")
+		}
 	}
 	return out, nil
 }
