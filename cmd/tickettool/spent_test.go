@@ -70,7 +70,9 @@ func TestSpentReserved(t *testing.T) {
 	}
 	st.Close()
 
-	at := func(tm time.Time) []string { return []string{"--now", tm.Format(time.RFC3339), "--store", p("store.db")} }
+	at := func(tm time.Time) []string {
+		return []string{"--now", tm.Format(time.RFC3339), "--store", p("store.db")}
+	}
 	out := cli(append(append([]string{"spent", "--key", p("root.key")}, at(now)...), text)...)
 	for _, want := range []string{
 		"block 0 calls limit 10 spent 2 (captured 1, reserved 1) remaining 8\n",
