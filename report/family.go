@@ -10,25 +10,25 @@ import (
 	"github.com/tickettool/tickettool/chain"
 )
 
-// Family is what the verified records of one ticket family show.
-type Family struct {
+// family is what the verified records of one ticket family show.
+type family struct {
 	ID      string // hex family id (block 0's ticket id)
 	Intent  string
-	Counts  Counts
-	Roots   []*Node // the delegation tree: block 0 (and blocks whose parent is unknown)
-	Refused []*RefusalGroup
+	Counts  counts
+	Roots   []*node // the delegation tree: block 0 (and blocks whose parent is unknown)
+	Refused []*refusalGroup
 	// RefusedOther counts refusals past MaxRefusalGroups groups.
 	RefusedOther int64
-	Approvals    []Approval
+	Approvals    []approval
 	ApprovalsN   int64
-	Tools        []Top
-	Paths        []Top
-	Hosts        []Top
-	Timeline     Timeline
+	Tools        []top
+	Paths        []top
+	Hosts        []top
+	Timeline     chart
 
-	nodes     map[string]*Node
-	order     []*Node
-	groups    map[refusalKey]*RefusalGroup
+	nodes     map[string]*node
+	order     []*node
+	groups    map[refusalKey]*refusalGroup
 	tools     tally
 	paths     tally
 	hosts     tally
@@ -39,20 +39,20 @@ type Family struct {
 	codes     []approvalCode
 }
 
-// Top is a value and how often it was used.
-type Top struct {
+// top is a value and how often it was used.
+type top struct {
 	Value string
 	Count int64
 }
 
-// RefusalGroup counts the refusals of one block, check and caveat, with
+// refusalGroup counts the refusals of one block, check and caveat, with
 // the first as an example.
-type RefusalGroup struct {
+type refusalGroup struct {
 	Block   int
 	Check   string
 	Caveat  string
 	Count   int64
-	Example Listed
+	Example listing
 }
 
 type refusalKey struct {
@@ -60,12 +60,12 @@ type refusalKey struct {
 	check, caveat string
 }
 
-// Approval is one discharge that allowed a call.
-type Approval struct {
+// approval is one discharge that allowed a call.
+type approval struct {
 	KeyID string
 	DID   string // hex discharge id
 	Code  string // the approval's code, when a given ticket names it
-	Call  Listed
+	Call  listing
 }
 
 type event struct {
@@ -73,12 +73,12 @@ type event struct {
 	kind chain.Kind
 }
 
-func newFamily(id []byte) *Family {
-	return &Family{ID: hex.EncodeToString(id), nodes: map[string]*Node{}, groups: map[refusalKey]*RefusalGroup{},
+func newFamily(id []byte) *family {
+	return &family{ID: hex.EncodeToString(id), nodes: map[string]*node{}, groups: map[refusalKey]*refusalGroup{},
 		tools: tally{}, paths: tally{}, hosts: tally{}}
 }
 
-func (f *Family) add(rec *chain.Record) {
+func (f *family) add(rec *chain.Record) {
 	f.Counts.add(rec.Kind)
 	if f.first.IsZero() {
 		f.first = rec.Time
@@ -122,7 +122,7 @@ func (f *Family) add(rec *chain.Record) {
 	}
 }
 
-func (f *Family) use(rec *chain.Record) {
+func (f *family) use(rec *chain.Record) {
 	if rec.Tool != "" {
 		f.tools.add(rec.Tool)
 	}
@@ -135,7 +135,7 @@ func (f *Family) use(rec *chain.Record) {
 	}
 }
 
-func (f *Family) refusal(rec *chain.Record) {
+func (f *family) refusal(rec *chain.Record) {
 	k := refusalKey{rec.Block, rec.Check, rec.Caveat}
 	g, ok := f.groups[k]
 	if !ok {
@@ -143,27 +143,27 @@ func (f *Family) refusal(rec *chain.Record) {
 			f.RefusedOther++
 			return
 		}
-		g = &RefusalGroup{Block: rec.Block, Check: rec.Check, Caveat: rec.Caveat, Example: listed(rec)}
+		g = &refusalGroup{Block: rec.Block, Check: rec.Check, Caveat: rec.Caveat, Example: listed(rec)}
 		f.groups[k] = g
 	}
 	g.Count++
 }
 
-func (f *Family) approvals(rec *chain.Record) {
+func (f *family) approvals(rec *chain.Record) {
 	for _, a := range rec.Approvals {
 		if f.ApprovalsN++; len(f.Approvals) < MaxApprovals {
-			f.Approvals = append(f.Approvals, Approval{KeyID: a.KeyID, DID: hex.EncodeToString(a.ID[:]), Call: listed(rec)})
+			f.Approvals = append(f.Approvals, approval{KeyID: a.KeyID, DID: hex.EncodeToString(a.ID[:]), Call: listed(rec)})
 		}
 	}
 }
 
 // finish builds the tree, the budgets, the tops and the timeline.
-func (f *Family) finish() {
+func (f *family) finish() {
 	f.link()
 	for _, g := range f.groups {
 		f.Refused = append(f.Refused, g)
 	}
-	slices.SortFunc(f.Refused, func(a, b *RefusalGroup) int {
+	slices.SortFunc(f.Refused, func(a, b *refusalGroup) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Block, b.Block),
 			cmp.Compare(a.Check, b.Check), cmp.Compare(a.Caveat, b.Caveat))
 	})
@@ -185,11 +185,11 @@ func (t tally) add(v string) {
 
 // top returns the TopN most used values, most used first; values past
 // MaxDistinct are one entry with an empty value (shown as others).
-func (t tally) top() []Top {
-	out := make([]Top, 0, len(t))
+func (t tally) top() []top {
+	out := make([]top, 0, len(t))
 	for v, n := range t {
-		out = append(out, Top{v, n})
+		out = append(out, top{v, n})
 	}
-	slices.SortFunc(out, func(a, b Top) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
+	slices.SortFunc(out, func(a, b top) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
 	return out[:min(len(out), TopN)]
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-// Node is one block of a family's delegation tree: a ticket that block 0
+// node is one block of a family's delegation tree: a ticket that block 0
 // minted or a later block delegated.
-type Node struct {
+type node struct {
 	ID        string   // hex ticket id of the block ("" when not known)
 	Block     int      // its index in the chain
 	Caveats   []string // the block's own caveats
@@ -23,15 +23,15 @@ type Node struct {
 	Source    string   // where the caveats come from: a receipt, a given ticket, or "" (unknown)
 	Verified  bool     // the source verified: a receipt of a verified log, or a ticket under the root key
 	When      time.Time
-	Children  []*Node
+	Children  []*node
 	// NoParent is set for a block after 0 whose parent the receipts and
 	// tickets do not name.
 	NoParent bool
 	Allowed  int64 // calls decided under this very ticket
 	Refused  int64
-	Budgets  []Bar
+	Budgets  []bar
 
-	parent     *Node
+	parent     *node
 	fromTicket bool
 	kinds      []caveat.Kind // kind of each caveat, where parsed
 	captured   int64
@@ -39,9 +39,9 @@ type Node struct {
 	usage      []storeUse
 }
 
-// Bar is one budget: its limit and what the receipts (and the store) say
+// bar is one budget: its limit and what the receipts (and the store) say
 // is used.
-type Bar struct {
+type bar struct {
 	Kind     string // calls or total
 	Limit    string // as the caveat states it
 	LimitN   uint64 // calls; 0 for total
@@ -62,7 +62,7 @@ type storeUse struct {
 // node returns the family's node of ticket id tid at block b, made on
 // first sight; nil past MaxBlocks. An empty tid is a ticket the record
 // does not name (it stays off the tree).
-func (f *Family) node(tid string, b int) *Node {
+func (f *family) node(tid string, b int) *node {
 	if tid == "" {
 		return nil
 	}
@@ -72,7 +72,7 @@ func (f *Family) node(tid string, b int) *Node {
 	if len(f.order) >= MaxBlocks {
 		return nil
 	}
-	n := &Node{ID: tid, Block: b}
+	n := &node{ID: tid, Block: b}
 	f.nodes[tid] = n
 	f.order = append(f.order, n)
 	return n
@@ -80,7 +80,7 @@ func (f *Family) node(tid string, b int) *Node {
 
 // setCaveats sets the node's caveats from text, caveats as a receipt's
 // note holds them (each caveat's text form, separated by spaces).
-func (n *Node) setCaveats(text, source string) {
+func (n *node) setCaveats(text, source string) {
 	n.Caveats, n.kinds = nil, nil
 	for _, w := range splitCaveats(text) {
 		n.Caveats = append(n.Caveats, w)
@@ -122,7 +122,7 @@ func (r *Report) addTicket(i int, t *Ticket) {
 	} else if verified {
 		source = fmt.Sprintf("ticket %d, verified under the root key", i+1)
 	}
-	row := TicketRow{Index: i + 1, Family: short(blocks[0].TicketID), Blocks: len(blocks), Source: source, Verified: verified}
+	row := ticketRow{Index: i + 1, Family: short(blocks[0].TicketID), Blocks: len(blocks), Source: source, Verified: verified}
 	r.Tickets = append(r.Tickets, row)
 	if f == nil {
 		return
@@ -130,7 +130,7 @@ func (r *Report) addTicket(i int, t *Ticket) {
 	if t.Decision != nil && t.Decision.Intent != "" && f.Intent == "" {
 		f.Intent = t.Decision.Intent
 	}
-	var prev *Node
+	var prev *node
 	for j, b := range blocks {
 		id := ""
 		switch {
@@ -178,8 +178,8 @@ func (r *Report) addTicket(i int, t *Ticket) {
 
 type approvalCode struct{ keyID, code string }
 
-// TicketRow is one ticket given beside the log.
-type TicketRow struct {
+// ticketRow is one ticket given beside the log.
+type ticketRow struct {
 	Index    int
 	Family   string
 	Blocks   int

@@ -25,7 +25,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	},
 	"px":    func(f float64) string { return fmt.Sprintf("%.1f", 3*f) },
 	"short": func(s string) string { return s[:min(len(s), 16)] },
-	"dict":  func(k string, v []Top) map[string][]Top { return map[string][]Top{k: v} },
+	"dict":  func(k string, v []top) map[string][]top { return map[string][]top{k: v} },
 }).Parse(pageText))
 
 // WriteHTML writes the page: one self-contained HTML document.

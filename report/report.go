@@ -13,29 +13,29 @@ type Report struct {
 	Log       string // the log's file name
 	Generated time.Time
 	Verdict   Verdict
-	Families  []*Family
+	Families  []*family
 	// MoreFamilies counts the records of families past MaxFamilies.
 	MoreFamilies int64
-	Counts       Counts      // over every verified record
-	Intents      []Listed    // intent records, at most MaxIntents
-	Listed       []Listed    // the last MaxListed verified records
+	Counts       counts      // over every verified record
+	Intents      []listing   // intent records, at most MaxIntents
+	Listed       []listing   // the last MaxListed verified records
 	Unlisted     int64       // verified records not in Listed
-	Other        Counts      // records of no family
-	Tickets      []TicketRow // the tickets given beside the log
+	Other        counts      // records of no family
+	Tickets      []ticketRow // the tickets given beside the log
 
 	seen    int64
-	byID    map[string]*Family
-	ring    []Listed
+	byID    map[string]*family
+	ring    []listing
 	intentN int64
 	first   time.Time
 }
 
-// Counts counts records by kind.
-type Counts struct {
+// counts counts records by kind.
+type counts struct {
 	Total, Intent, Minted, Delegated, Allowed, Refused, Other, Captured, Released int64
 }
 
-func (c *Counts) add(k chain.Kind) {
+func (c *counts) add(k chain.Kind) {
 	c.Total++
 	switch k {
 	case chain.KindIntent:
@@ -57,9 +57,9 @@ func (c *Counts) add(k chain.Kind) {
 	}
 }
 
-// Listed is one record as the page lists it; its strings are the
+// listing is one record as the page lists it; its strings are the
 // record's, escaped when rendered.
-type Listed struct {
+type listing struct {
 	Seq     uint64
 	Time    time.Time
 	Kind    string
@@ -75,8 +75,8 @@ type Listed struct {
 	Note    string
 }
 
-func listed(rec *chain.Record) Listed {
-	l := Listed{Seq: rec.Seq, Time: rec.Time, Kind: rec.Kind.String(), Block: rec.Block, HasTkt: len(rec.TicketID) > 0,
+func listed(rec *chain.Record) listing {
+	l := listing{Seq: rec.Seq, Time: rec.Time, Kind: rec.Kind.String(), Block: rec.Block, HasTkt: len(rec.TicketID) > 0,
 		Tool: rec.Tool, Check: rec.Check, Caveat: rec.Caveat, Reason: rec.Reason, Note: rec.Note}
 	if len(rec.FamilyID) > 0 {
 		l.Family = short(rec.FamilyID)
@@ -91,7 +91,7 @@ func listed(rec *chain.Record) Listed {
 func short(id []byte) string { return hex.EncodeToString(id[:min(len(id), 8)]) }
 
 func newReport(path string, o Options) *Report {
-	return &Report{Log: filepath.Base(path), Generated: o.Now.UTC(), byID: map[string]*Family{}}
+	return &Report{Log: filepath.Base(path), Generated: o.Now.UTC(), byID: map[string]*family{}}
 }
 
 // add takes one verified record (chain.VerifyOptions.Each).
@@ -125,7 +125,7 @@ func (r *Report) add(i int64, rec chain.Record) {
 
 // family returns the family of id, made on first sight, or nil past
 // MaxFamilies.
-func (r *Report) family(id []byte) *Family {
+func (r *Report) family(id []byte) *family {
 	if f, ok := r.byID[string(id)]; ok {
 		return f
 	}

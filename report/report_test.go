@@ -41,7 +41,7 @@ func TestStory(t *testing.T) {
 		t.Errorf("effective scope of block 2:\n%q\nwant\n%q", b2.Effective, wantEff)
 	}
 	for _, c := range []struct {
-		n                            *Node
+		n                            *node
 		limit                        uint64
 		captured, released, reserved int64
 	}{
@@ -61,7 +61,7 @@ func TestStory(t *testing.T) {
 	if len(f.Approvals) != 1 || f.Approvals[0].KeyID != "pricing-lead" || f.Approvals[0].Call.Tool != "post_summary" {
 		t.Errorf("approvals %+v", f.Approvals)
 	}
-	if len(f.Hosts) != 2 || f.Tools[0] != (Top{"read_file", 8}) {
+	if len(f.Hosts) != 2 || f.Tools[0] != (top{"read_file", 8}) {
 		t.Errorf("hosts %+v tools %+v", f.Hosts, f.Tools)
 	}
 	for _, want := range []string{`id="verdict" data-ok="true"`, "<b>Verified</b>", `id="verified-records">` + itoa(v.Records) + "<",

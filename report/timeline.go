@@ -8,26 +8,26 @@ import (
 	"github.com/tickettool/tickettool/chain"
 )
 
-// Timeline is a family's decisions over time, drawn as an inline SVG: one
+// chart is a family's decisions over time, drawn as an inline SVG: one
 // row per kind (allowed, refused, captured, released), TimelineColumns
 // columns of equal time, each bar as tall as its count against the row's
 // busiest column.
-type Timeline struct {
+type chart struct {
 	Width, Height int
-	Rects         []Rect
-	Rows          []Row
+	Rects         []chartRect
+	Rows          []chartRow
 	From, To      time.Time
 }
 
-// Rect is one bar of a timeline; Title says what it counts.
-type Rect struct {
+// chartRect is one bar of a timeline; Title says what it counts.
+type chartRect struct {
 	X, Y, W, H float64
 	Class      string
 	Title      string
 }
 
-// Row is the label of one row of a timeline.
-type Row struct {
+// chartRow is the label of one row of a timeline.
+type chartRow struct {
 	Y     int
 	Label string
 	Count int64
@@ -41,8 +41,8 @@ const (
 
 var timelineKinds = [...]chain.Kind{chain.KindAllowed, chain.KindRefused, chain.KindCaptured, chain.KindReleased}
 
-func timeline(evs []event, from, to time.Time) Timeline {
-	t := Timeline{Width: labelWidth + TimelineColumns*colWidth, Height: len(timelineKinds) * rowHeight, From: from, To: to}
+func timeline(evs []event, from, to time.Time) chart {
+	t := chart{Width: labelWidth + TimelineColumns*colWidth, Height: len(timelineKinds) * rowHeight, From: from, To: to}
 	if len(evs) == 0 {
 		return t
 	}
@@ -61,7 +61,7 @@ func timeline(evs []event, from, to time.Time) Timeline {
 	}
 	step := time.Duration(span) * time.Millisecond / TimelineColumns
 	for r, k := range timelineKinds {
-		t.Rows = append(t.Rows, Row{Y: r*rowHeight + 15, Label: k.String(), Count: totals[r]})
+		t.Rows = append(t.Rows, chartRow{Y: r*rowHeight + 15, Label: k.String(), Count: totals[r]})
 		var peak int64
 		for _, n := range counts[r] {
 			peak = max(peak, n)
@@ -72,7 +72,7 @@ func timeline(evs []event, from, to time.Time) Timeline {
 			}
 			h := max(2, float64(rowHeight-4)*float64(n)/float64(peak))
 			at := from.Add(time.Duration(c) * step)
-			t.Rects = append(t.Rects, Rect{X: float64(labelWidth + c*colWidth), Y: float64((r+1)*rowHeight-2) - h,
+			t.Rects = append(t.Rects, chartRect{X: float64(labelWidth + c*colWidth), Y: float64((r+1)*rowHeight-2) - h,
 				W: colWidth - 1, H: h, Class: k.String(),
 				Title: fmt.Sprintf("%s %s: %s", at.UTC().Format(time.RFC3339), k, strconv.FormatInt(n, 10))})
 		}

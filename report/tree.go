@@ -12,8 +12,8 @@ import (
 // link builds the tree: a block's parent is the one a verified ticket
 // names, else the only block of the level before it; block 0s are roots,
 // and so is a later block whose parent is not known (NoParent).
-func (f *Family) link() {
-	byLevel := map[int][]*Node{}
+func (f *family) link() {
+	byLevel := map[int][]*node{}
 	for _, n := range f.order {
 		byLevel[n.Block] = append(byLevel[n.Block], n)
 	}
@@ -28,7 +28,7 @@ func (f *Family) link() {
 			n.parent.Children = append(n.parent.Children, n)
 		}
 	}
-	byBlock := func(a, b *Node) int {
+	byBlock := func(a, b *node) int {
 		return cmp.Or(cmp.Compare(a.Block, b.Block), a.When.Compare(b.When), cmp.Compare(a.ID, b.ID))
 	}
 	slices.SortStableFunc(f.Roots, byBlock)
@@ -54,8 +54,8 @@ func (f *Family) link() {
 // effective returns what applies to a ticket ending at n: per caveat kind,
 // the last block's caveat (a verified chain only narrows), and every
 // budget (each is counted on its own); and the holder caveat in force.
-func effective(n *Node) ([]string, string) {
-	var chain []*Node
+func effective(n *node) ([]string, string) {
+	var chain []*node
 	for p := n; p != nil; p = p.parent {
 		chain = append(chain, p)
 	}
@@ -81,7 +81,7 @@ func effective(n *Node) ([]string, string) {
 	return append(out, budgets...), holder
 }
 
-func (n *Node) kind(j int) caveat.Kind {
+func (n *node) kind(j int) caveat.Kind {
 	if j < len(n.kinds) {
 		return n.kinds[j]
 	}
@@ -90,7 +90,7 @@ func (n *Node) kind(j int) caveat.Kind {
 
 // sum returns the calls allowed, captured and released under n and its
 // descendants, and sets n's budget bars from them.
-func (n *Node) sum() (allowed, captured, released int64) {
+func (n *node) sum() (allowed, captured, released int64) {
 	allowed, captured, released = n.Allowed, n.captured, n.released
 	for _, c := range n.Children {
 		a, cp, rl := c.sum()
@@ -102,7 +102,7 @@ func (n *Node) sum() (allowed, captured, released int64) {
 		if k != caveat.Calls && k != caveat.Total {
 			continue
 		}
-		b := Bar{Kind: k.String(), Limit: c, Captured: captured, Released: released, Reserved: reserved}
+		b := bar{Kind: k.String(), Limit: c, Captured: captured, Released: released, Reserved: reserved}
 		if k == caveat.Calls {
 			if cv, err := caveat.Parse(c, n.When); err == nil {
 				b.LimitN = cv.N
@@ -136,7 +136,7 @@ func storeText(s storeUse) string {
 }
 
 // intentOf is the text of n's intent caveat, "" without one.
-func intentOf(n *Node) string {
+func intentOf(n *node) string {
 	for j, c := range n.Caveats {
 		if n.kind(j) == caveat.Intent {
 			v := strings.TrimPrefix(c, "intent=")
