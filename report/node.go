@@ -97,7 +97,7 @@ func (n *node) setCaveats(text, source string) {
 // a caveat, other words belong to the one before (a quoted intent).
 func splitCaveats(text string) []string {
 	var out []string
-	for _, w := range strings.Split(text, " ") {
+	for _, w := range strings.Fields(text) {
 		key, _, ok := strings.Cut(w, "=")
 		if ok && key != "" && strings.Trim(key, "abcdefghijklmnopqrstuvwxyz") == "" || len(out) == 0 {
 			out = append(out, w)
