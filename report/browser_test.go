@@ -328,3 +328,22 @@ func frequentColors(img image.Image, n int) color.Palette {
 	}
 	return p
 }
+
+// TestBrowserRequiredInCI: without a Chromium the browser test skips,
+// except under CI=true, where it fails (run as a child test process with
+// an empty PATH).
+func TestBrowserRequiredInCI(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBrowser$", "-test.v")
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "TICKETTOOL_CHROMIUM=")
+		}), "PATH="+t.TempDir(), "CI="+ci)
+		out, err := cmd.CombinedOutput()
+		switch {
+		case ci == "" && (err != nil || !strings.Contains(string(out), "--- SKIP: TestBrowser")):
+			t.Errorf("no Chromium, CI unset: want a skip, got %v\n%s", err, out)
+		case ci == "true" && (err == nil || !strings.Contains(string(out), "--- FAIL: TestBrowser") || !strings.Contains(string(out), "no Chromium")):
+			t.Errorf("no Chromium, CI=true: want a failure, got %v\n%s", err, out)
+		}
+	}
+}
