@@ -34,8 +34,9 @@ blocks the log has no minting or delegation receipt for; it is marked
 verified only when it verifies under --root-key. --store LOCATION adds
 what the store counts for those tickets' budgets (with --root-key).
 
-Writes the page to FILE (default LOG.html) and prints its path. Exit
-status 1 when the log does not verify (the page is still written).
+Writes the page to FILE (default LOG.html; a new file is made 0600, as
+the log is) and prints its path. Exit status 1 when the log does not
+verify (the page is still written).
 
 Example:
   tickettool receipt report --key receipts.key.pub --checkpoint cp.txt receipts.log
@@ -87,7 +88,7 @@ func runReceiptReport(e *env, args []string) error {
 	if dest == "" {
 		dest = path + ".html"
 	}
-	if err := os.WriteFile(dest, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(dest, buf.Bytes(), 0o600); err != nil { // as private as the log (0600)
 		return fail(exitUsage, fmt.Errorf("write report %s: %v", dest, osReason(err)))
 	}
 	fmt.Fprintln(e.stdout, dest)
