@@ -22,7 +22,7 @@
 //
 // Size does not grow with the log beyond its families and blocks: records
 // are counted, the record list keeps the last [MaxListed] records, each
-// family keeps at most [MaxApprovals] approvals, [MaxRefusalGroups]
+// family keeps at most [MaxListedApprovals] approvals, [MaxRefusalGroups]
 // refusal groups and [MaxDistinct] distinct tools, paths and hosts (the
 // rest counted as others), and the timeline has [TimelineColumns] columns.
 package report

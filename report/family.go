@@ -151,7 +151,7 @@ func (f *family) refusal(rec *chain.Record) {
 
 func (f *family) approvals(rec *chain.Record) {
 	for _, a := range rec.Approvals {
-		if f.ApprovalsN++; len(f.Approvals) < MaxApprovals {
+		if f.ApprovalsN++; len(f.Approvals) < MaxListedApprovals {
 			f.Approvals = append(f.Approvals, approval{KeyID: a.KeyID, DID: hex.EncodeToString(a.ID[:]), Call: listed(rec)})
 		}
 	}

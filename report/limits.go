@@ -5,8 +5,8 @@ const (
 	// MaxListed is how many records the page lists: the last ones that
 	// verified (the ones just before a break, when the log breaks).
 	MaxListed = 200
-	// MaxApprovals is how many approvals the page lists per family.
-	MaxApprovals = 100
+	// MaxListedApprovals is how many approvals the page lists per family.
+	MaxListedApprovals = 100
 	// MaxRefusalGroups is how many (block, check, caveat) groups of
 	// refusals a family keeps; refusals of further groups are counted.
 	MaxRefusalGroups = 64
