@@ -20,9 +20,17 @@
 // (default-src 'none'), holds its style inline, has no script at all
 // (folding uses <details>), and so reads the same with scripts disabled.
 //
-// Size does not grow with the log beyond its families and blocks: records
-// are counted, the record list keeps the last [MaxListed] records, each
-// family keeps at most [MaxListedApprovals] approvals, [MaxRefusalGroups]
-// refusal groups and [MaxDistinct] distinct tools, paths and hosts (the
-// rest counted as others), and the timeline has [TimelineColumns] columns.
+// Tickets given beside the log ([Options].Tickets), verified by the caller
+// under the root key or marked not verified, supply the scope of blocks
+// the log has no minting or delegation receipt for, the codes of their
+// approvals, and, with a store's figures, each budget's captured and
+// reserved use.
+//
+// The page's size does not grow with the log: records are counted, the
+// record list keeps the last [MaxListed] records, at most [MaxFamilies]
+// families get a section (the records of others are counted) with at most
+// [MaxBlocks] blocks, [MaxListedApprovals] approvals, [MaxRefusalGroups]
+// refusal groups and [MaxDistinct] distinct tools, paths and hosts each
+// (the rest counted as others), and a timeline has [TimelineColumns]
+// columns.
 package report
