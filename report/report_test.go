@@ -257,3 +257,46 @@ func TestPageSize(t *testing.T) {
 	}
 	t.Logf("page of %d records: %d bytes", n, len(page))
 }
+
+// TestBounds: past each bound the page counts instead of listing: extra
+// families, blocks, refusal groups, approvals and distinct tools.
+func TestBounds(t *testing.T) {
+	sk := testKey(t)
+	var rs []chain.Record
+	for i := range MaxFamilies + 6 {
+		rs = append(rs, chain.Record{Kind: chain.KindIntent, FamilyID: []byte{byte(i), 1, 2, 3}, Note: "x"})
+	}
+	fam := []byte{0, 1, 2, 3} // the first family
+	for i := range MaxBlocks + 10 {
+		rs = append(rs, chain.Record{Kind: chain.KindDelegated, FamilyID: fam, TicketID: []byte{9, byte(i), byte(i >> 8)}, Block: 1, Note: "calls=1"})
+	}
+	for i := range MaxRefusalGroups + 5 {
+		rs = append(rs, chain.Record{Kind: chain.KindRefused, FamilyID: fam, TicketID: fam, Check: "caveat", Caveat: "c" + itoa(int64(i)), Tool: "t" + itoa(int64(i))})
+	}
+	for i := range MaxListedApprovals + 3 {
+		rs = append(rs, chain.Record{Kind: chain.KindAllowed, FamilyID: fam, TicketID: fam, Tool: "a",
+			Approvals: []chain.Approval{{KeyID: "k", ID: [32]byte{byte(i)}}}})
+	}
+	p := writeLog(t, sk, t.TempDir(), "b.log", rs)
+	r, _ := render(t, p, opts(sk))
+	f := r.Families[0]
+	switch {
+	case len(r.Families) != MaxFamilies || r.MoreFamilies != 6:
+		t.Errorf("%d families, %d records of more", len(r.Families), r.MoreFamilies)
+	case len(f.order) != MaxBlocks:
+		t.Errorf("%d blocks kept", len(f.order))
+	case len(f.Refused) != MaxRefusalGroups || f.RefusedOther != 5:
+		t.Errorf("%d refusal groups, %d other refusals", len(f.Refused), f.RefusedOther)
+	case len(f.Approvals) != MaxListedApprovals || f.ApprovalsN != MaxListedApprovals+3:
+		t.Errorf("%d approvals listed of %d", len(f.Approvals), f.ApprovalsN)
+	case len(f.Tools) != TopN:
+		t.Errorf("%d tools shown", len(f.Tools))
+	}
+	tl := tally{}
+	for i := range MaxDistinct + 7 {
+		tl.add(itoa(int64(i)))
+	}
+	if len(tl) != MaxDistinct+1 || tl[""] != 7 {
+		t.Errorf("tally holds %d values, %d others", len(tl), tl[""])
+	}
+}
