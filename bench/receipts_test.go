@@ -18,7 +18,9 @@ import (
 
 // The receipt log's targets, as pairs: opening a log and appending one
 // record, a 100,000-record log ÷ an empty one; the Guard with receipts, 8
-// concurrent callers ÷ 1; chain.Verify of a log on both cores ÷ on one.
+// concurrent callers ÷ 1; receipt report ÷ receipt verify of a
+// 100,000-record log (reportpage_test.go); chain.Verify of a log on both
+// cores ÷ on one.
 
 const (
 	receiptOrigin  = "bench.example/receipts"
@@ -94,6 +96,7 @@ func receiptPairs(tb testing.TB) []pair {
 			b:    serial(fmt.Sprintf("open+append, %d-record log", bigLogRecords), func() error { return openAppend(big, sk) }),
 			wall: true, batch: ioBatch, target: &target{text: "≤ 1.2×", limit: 1.2}},
 		guardPair(tb, dir),
+		reportPair(tb, dir),
 		{group: groupTargets, name: fmt.Sprintf("receipt verify (chain.Verify, %d records): GOMAXPROCS 2 ÷ 1, throughput", verifyRecords),
 			a: withProcs(1, serial("chain.Verify, GOMAXPROCS 1", verifyLog)), b: withProcs(2, serial("chain.Verify, GOMAXPROCS 2", verifyLog)),
 			wall: true, speedup: true, target: &target{text: "≥ 1.7×", limit: 1.7, atLeast: true}},

@@ -173,21 +173,21 @@ func VerifyCheckpoint(path string, signed []byte, k *key.Verifying, origin strin
 		return nil, err
 	}
 	defer f.Close()
-	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, k, origin, nil)
+	return verifyCheckpoint(io.NewSectionReader(f, 0, size), signed, k, origin, nil, nil)
 }
 
 // VerifyCheckpointBytes is [VerifyCheckpoint] over a log held in memory.
 func VerifyCheckpointBytes(data, signed []byte, k *key.Verifying, origin string) (*Summary, error) {
-	return verifyCheckpoint(bytes.NewReader(data), signed, k, origin, nil)
+	return verifyCheckpoint(bytes.NewReader(data), signed, k, origin, nil, nil)
 }
 
-func verifyCheckpoint(r io.Reader, signed []byte, k *key.Verifying, origin string, progress func(records, bytes int64)) (*Summary, error) {
+func verifyCheckpoint(r io.Reader, signed []byte, k *key.Verifying, origin string, progress func(records, bytes int64), each func(int64, Record)) (*Summary, error) {
 	c, err := OpenCheckpoint(signed, k, origin)
 	if err != nil {
 		return nil, err
 	}
 	v := newReplayer(k, origin)
-	v.atIndex, v.progress = c.Size-1, progress
+	v.atIndex, v.progress, v.each = c.Size-1, progress, each
 	sum, err := v.run(r)
 	if err != nil {
 		return nil, err

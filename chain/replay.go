@@ -26,6 +26,7 @@ type replayer struct {
 	headAt  [32]byte // chain hash of record atIndex
 
 	progress func(records, bytes int64) // called after every record added, or nil
+	each     func(int64, Record)        // called with every record added, or nil
 }
 
 func newReplayer(k *key.Verifying, origin string) *replayer {
@@ -90,6 +91,9 @@ func (v *replayer) addChecked(item []byte, off int64, c checked) error {
 	}
 	if v.count == v.atIndex {
 		v.headAt = h
+	}
+	if v.each != nil {
+		v.each(v.count, rec)
 	}
 	v.count, v.head, v.last = v.count+1, h, rec.Time.UnixMilli()
 	return nil

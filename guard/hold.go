@@ -53,3 +53,10 @@ func (s HoldState) Settle(o Outcome, now, holdUntil time.Time) (next HoldState, 
 	}
 	return s, false, invalid("settle: unknown reservation state %d", s)
 }
+
+// HeldAt reports whether a reservation in state s whose hold ends at
+// holdUntil is still held at now: it can still be released, as Settle
+// decides. Once its hold has ended it counts as captured.
+func (s HoldState) HeldAt(now, holdUntil time.Time) bool {
+	return s == Held && !now.After(holdUntil)
+}

@@ -180,6 +180,18 @@ type Revocation struct {
 	Expires time.Time
 }
 
+// HeldReporter is a [Store] that can also say how much of what each budget
+// has spent is still held at now: reserved by admitted calls that are
+// neither captured nor released and whose hold has not ended (after it a
+// reservation counts as captured). Spent minus Held is what is captured.
+// The figure is read apart from Spent, not in one atomic step with it: it
+// is for people looking ("tickettool spent", "receipt report"), never for
+// admission. Every store of this module implements it; the conformance
+// suite (guard/storetest) checks it.
+type HeldReporter interface {
+	Held(ctx context.Context, family token.BlockID, budgets []verify.Budget, now time.Time) ([]uint64, error)
+}
+
 // Usage is one budget's use. Limit, Spent and Remaining count calls for a
 // calls budget and micros of Currency for a total budget.
 type Usage struct {

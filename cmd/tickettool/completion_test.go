@@ -59,7 +59,7 @@ func TestCompletionBash(t *testing.T) {
 		{"tickettool --v", []string{"--version"}},
 		{"tickettool mint --k", []string{"--key"}},
 		{"tickettool mint -k", []string{"--key"}},
-		{"tickettool receipt ", []string{"checkpoint", "repair", "show", "verify", "--help"}},
+		{"tickettool receipt ", []string{"checkpoint", "repair", "report", "show", "verify", "--help"}},
 		{"tickettool receipt verify --ch", []string{"--checkpoint"}},
 		{"tickettool proof make --htm POST --ht", []string{"--htm", "--htu"}},
 		{"tickettool verify --key root.key --require-", []string{"--require-expiry", "--require-holder"}},

@@ -187,7 +187,10 @@ func (d *demo) story() error {
 	if err := d.approvals(); err != nil {
 		return err
 	}
-	return d.hooks()
+	if err := d.hooks(); err != nil {
+		return err
+	}
+	return d.report(subTicket)
 }
 
 // calls is part 4: the subagent's calls, each checked offline through the

@@ -238,6 +238,18 @@ func TestExitStatus(t *testing.T) {
 		{args: []string{"receipt", "repair", "--key", rk, missing}, want: 2},
 		{args: []string{"receipt", "repair", "--key", rk}, want: 2},
 		{args: []string{"receipt", "repair", "--nope"}, want: 2},
+		{args: []string{"receipt", "report", "--key", rk, "--out", p("r.html"), p("r.log")}, want: 0},
+		{args: []string{"receipt", "report", "--key", rk, "--checkpoint", p("cp.txt"), "--out", p("r.html"), p("r.log")}, want: 0},
+		{args: []string{"receipt", "report", "--key", rk, "--out", p("d.html"), p("damaged.log")}, want: 1},
+		{args: []string{"receipt", "report", "--key", p("rk2.key"), "--out", p("k.html"), p("r.log")}, want: 1},
+		{args: []string{"receipt", "report", "--key", rk, "--out", p("g.html"), garbage}, want: 2},
+		{args: []string{"receipt", "report", "--key", rk, missing}, want: 2},
+		{args: []string{"receipt", "report", "--key", missing, p("r.log")}, want: 2},
+		{args: []string{"receipt", "report", "--key", rk, "--checkpoint", missing, p("r.log")}, want: 2},
+		{args: []string{"receipt", "report", "--key", rk}, want: 2},
+		{args: []string{"receipt", "report", "--nope"}, want: 2},
+		{args: []string{"receipt", "show", "--family", "zz", p("r.log")}, want: 2},
+		{args: []string{"receipt", "show", "--until", "soon", p("r.log")}, want: 2},
 
 		// request (its runs against a server are request.txtar): a
 		// ticket its caveats keep from a URL sends nothing and refuses;

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -300,9 +301,10 @@ func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // TestDemo runs the demo in-process (under -race in CI). The demo works in
-// its temporary directory only: with HOME an empty directory (and no
-// store named by the environment, so the default store lies under HOME)
-// nothing may appear under HOME.
+// its temporary directory only and leaves one file, its report page, in
+// $TMPDIR: with HOME an empty directory (and no store named by the
+// environment, so the default store lies under HOME) nothing may appear
+// under HOME.
 func TestDemo(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -324,8 +326,16 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	if left, _ := os.ReadDir(tmp); len(left) > 0 {
-		t.Errorf("demo left %s behind", left[0].Name())
+	left, _ := os.ReadDir(tmp)
+	if len(left) != 1 || !strings.HasPrefix(left[0].Name(), "tickettool-demo-report-") {
+		t.Fatalf("demo left %v in TMPDIR, want its report page only", left)
+	}
+	page := filepath.Join(tmp, left[0].Name())
+	if !strings.Contains(out.String(), "Open it in a browser: "+page+"\n") {
+		t.Errorf("demo does not print its report's path %s", page)
+	}
+	if b, err := os.ReadFile(page); err != nil || !bytes.Contains(b, []byte(`id="verdict" data-ok="true"`)) {
+		t.Errorf("demo's report %s does not show a verified log (%v)", page, err)
 	}
 	if left, _ := os.ReadDir(home); len(left) > 0 {
 		t.Errorf("demo wrote %s under HOME", left[0].Name())

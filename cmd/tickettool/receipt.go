@@ -9,10 +9,12 @@ import (
 )
 
 const receiptUsage = `
-usage: tickettool receipt show [--refused] [--json] LOG
+usage: tickettool receipt show [--refused] [--family ID] [--since TIME] [--until TIME] [--json] LOG
        tickettool receipt verify --key PATH [--checkpoint FILE] [--json] LOG
        tickettool receipt checkpoint --key PATH LOG
        tickettool receipt repair --key PATH LOG
+       tickettool receipt report --key PATH [--checkpoint FILE] [--ticket TICKET]...
+                                 [--root-key PATH] [--store LOCATION] [--out FILE] LOG
 
 A receipt log holds one signed record per decision, each chained to the one
 before it. Logs written by tickettool have the origin "tickettool".
@@ -24,7 +26,7 @@ Example:
 
 func runReceipt(e *env, args []string) error {
 	if len(args) == 0 {
-		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify, checkpoint or repair"), "run 'tickettool receipt -h' for usage")
+		return fail(exitUsage, errors.New("receipt needs a subcommand: show, verify, checkpoint, repair or report"), "run 'tickettool receipt -h' for usage")
 	}
 	switch args[0] {
 	case "show":
@@ -35,61 +37,13 @@ func runReceipt(e *env, args []string) error {
 		return runReceiptCheckpoint(e, args[1:])
 	case "repair":
 		return runReceiptRepair(e, args[1:])
+	case "report":
+		return runReceiptReport(e, args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(e.stdout, receiptUsage[1:])
 		return nil
 	}
-	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify, checkpoint or repair")
-}
-
-const receiptShowUsage = `
-usage: tickettool receipt show [--refused] [--json] LOG
-
-Prints one line per record of LOG, oldest first (with --json, one JSON
-object per line). --refused shows refusals only. It decodes every record
-strictly but checks no signature or link: use 'receipt verify' for that.
-It stops, exit status 1, at the first record that does not decode; a file
-that does not start with a record is no receipt log (exit status 2).
-
-Example:
-  tickettool receipt show --refused receipts.log
-`
-
-func runReceiptShow(e *env, args []string) error {
-	fs := newFlags(e, "receipt show", receiptShowUsage)
-	refused := fs.Bool("refused", false, "show refused decisions only")
-	asJSON := fs.Bool("json", false, "one JSON object per line")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	path, err := oneArg("receipt show", pos, "LOG")
-	if err != nil {
-		return err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return logFileErr(path, err)
-	}
-	defer f.Close()
-	for ent, err := range chain.Scan(f) {
-		if err != nil {
-			return receiptError(err, path, "", "")
-		}
-		if *refused && ent.Record.Kind != chain.KindRefused {
-			continue
-		}
-		if *asJSON {
-			b, err := ent.Record.MarshalJSON()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "%s\n", b)
-		} else {
-			fmt.Fprintln(e.stdout, ent.Record.String())
-		}
-	}
-	return nil
+	return fail(exitUsage, fmt.Errorf("unknown receipt subcommand %q", args[0]), "use receipt show, verify, checkpoint, repair or report")
 }
 
 const receiptVerifyUsage = `

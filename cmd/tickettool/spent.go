@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	guardpkg "github.com/tickettool/tickettool/guard"
+	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
 
@@ -18,14 +21,19 @@ Shows what each budget of TICKET (its text, - for standard input, or @PATH
 for a file) has spent in the store: every calls and total caveat of every
 block, one line each,
 
-  block N calls limit 10 spent 3 remaining 7
-  block N total limit 5USD spent 0.25USD remaining 4.75USD
+  block N calls limit 10 spent 3 (captured 2, reserved 1) remaining 7
+  block N total limit 5USD spent 0.25USD (captured 0.25USD, reserved 0USD) remaining 4.75USD
 
-With --json, an array of objects with the fields block, kind, limit,
-spent and remaining: numbers for calls, amounts as text ("4.75USD") for
-total. A budget set by block N is shared by every ticket attenuated from
-that block, so what it spent counts their calls too; spent includes
-reservations still held. A ticket without budgets prints nothing ([]).
+An allowed call is reserved on every budget, then captured (it ran) or
+released (it did not, and the reservation is given back) by a guard that
+holds reservations (tickettool mcp); one whose hold has ended counts as
+captured, and the command line's verify captures at once. spent is
+captured plus reserved, as of --now. With --json, an array of objects
+with the fields block, kind, limit, spent, captured, reserved and
+remaining: numbers for calls, amounts as text ("4.75USD") for total. A
+budget set by block N is shared by every ticket attenuated from that
+block, so what it spent counts their calls too. A ticket without budgets
+prints nothing ([]).
 
 The ticket is verified first under --key, the root key as verify takes it
 (HMAC secret, Ed25519 public or private key): budgets are counted under
@@ -76,11 +84,15 @@ func runSpent(e *env, args []string) error {
 	if err != nil {
 		return storeFailed(name, err, "")
 	}
+	held, err := heldOf(ctx, st, family, d.Budgets, e.now)
+	if err != nil {
+		return storeFailed(name, err, "")
+	}
 	revoked, err := st.Revoked(ctx, family, d.BlockIDs)
 	if err != nil {
 		return storeFailed(name, err, "")
 	}
-	if err := printSpent(e, d.Budgets, usage, *asJSON); err != nil {
+	if err := printSpent(e, d.Budgets, usage, held, *asJSON); err != nil {
 		return err
 	}
 	if revoked >= 0 {
@@ -121,27 +133,45 @@ func (e *env) spentDecision(keyPath, arg string) (*verify.Decision, error) {
 	return &d, nil
 }
 
+// heldOf returns what of each budget's use is still held at now, from a
+// store that reports it (every store of this module does).
+func heldOf(ctx context.Context, st guardpkg.Store, family token.BlockID, budgets []verify.Budget, now time.Time) ([]uint64, error) {
+	hr, ok := st.(guardpkg.HeldReporter)
+	if !ok {
+		return nil, fmt.Errorf("store: %T cannot say what is reserved", st)
+	}
+	return hr.Held(ctx, family, budgets, now)
+}
+
 // spentJSON is one budget in spent --json.
 type spentJSON struct {
 	Block     int    `json:"block"`
 	Kind      string `json:"kind"`
 	Limit     any    `json:"limit"`
 	Spent     any    `json:"spent"`
+	Captured  any    `json:"captured"`
+	Reserved  any    `json:"reserved"`
 	Remaining any    `json:"remaining"`
 }
 
-// printSpent prints one line (or JSON object) per budget.
-func printSpent(e *env, budgets []verify.Budget, usage []guardpkg.Usage, asJSON bool) error {
-	if len(usage) != len(budgets) {
-		return fail(exitRefused, fmt.Errorf("store: %d usages for %d budgets", len(usage), len(budgets)))
+// printSpent prints one line (or JSON object) per budget: held[i] of
+// usage[i].Spent is reserved, the rest captured.
+func printSpent(e *env, budgets []verify.Budget, usage []guardpkg.Usage, held []uint64, asJSON bool) error {
+	if len(usage) != len(budgets) || len(held) != len(budgets) {
+		return fail(exitRefused, fmt.Errorf("store: %d usages and %d reservations for %d budgets", len(usage), len(held), len(budgets)))
 	}
 	out := make([]spentJSON, len(budgets))
 	for i, u := range usage {
+		// A reservation counted in held but not yet in spent (read apart)
+		// is shown as reserved, never as a negative capture.
+		h := min(held[i], u.Spent)
 		out[i] = spentJSON{Block: budgets[i].Block, Kind: u.Kind.String(),
-			Limit: u.Limit, Spent: u.Spent, Remaining: u.Remaining}
+			Limit: u.Limit, Spent: u.Spent, Captured: u.Spent - h, Reserved: h, Remaining: u.Remaining}
 		if u.Kind == caveat.Total {
 			out[i].Limit = amount(u.Limit, u.Currency)
 			out[i].Spent = amount(u.Spent, u.Currency)
+			out[i].Captured = amount(u.Spent-h, u.Currency)
+			out[i].Reserved = amount(h, u.Currency)
 			out[i].Remaining = amount(u.Remaining, u.Currency)
 		}
 	}
@@ -154,7 +184,8 @@ func printSpent(e *env, budgets []verify.Budget, usage []guardpkg.Usage, asJSON 
 		return nil
 	}
 	for _, o := range out {
-		fmt.Fprintf(e.stdout, "block %d %s limit %v spent %v remaining %v\n", o.Block, o.Kind, o.Limit, o.Spent, o.Remaining)
+		fmt.Fprintf(e.stdout, "block %d %s limit %v spent %v (captured %v, reserved %v) remaining %v\n",
+			o.Block, o.Kind, o.Limit, o.Spent, o.Captured, o.Reserved, o.Remaining)
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ func Run(t *testing.T, f Factory) {
 		{"CaptureIdempotent", testCapture},
 		{"SettleUnknown", testSettleUnknown},
 		{"Spent", testSpent},
+		{"Held", testHeld},
 		{"Cancelled", testCancelled},
 		{"Closed", testClosed},
 		{"RaceCalls", testRaceCalls},

@@ -1,0 +1,35 @@
+package guard
+
+import (
+	"context"
+	"time"
+
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
+
+// Held implements [HeldReporter]: the charges of the family's requests
+// still held at now, per budget.
+func (s *MemoryStore) Held(ctx context.Context, family token.BlockID, budgets []verify.Budget, now time.Time) ([]uint64, error) {
+	if err := ValidateBudgets(budgets); err != nil {
+		return nil, err
+	}
+	if err := s.lock(ctx, "held"); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	held := map[Counter]uint64{}
+	for k, r := range s.requests {
+		if k.family != family || !r.state.HeldAt(now, r.hold) {
+			continue
+		}
+		for _, c := range r.charges {
+			held[c.Counter] += c.Amount
+		}
+	}
+	out := make([]uint64, len(budgets))
+	for i, b := range budgets {
+		out[i] = held[CounterOf(b)]
+	}
+	return out, nil
+}
