@@ -1,0 +1,193 @@
+// Decoding tickets (spec/FORMAT.md §2, §3) and discharges (§4.6), strictly:
+// every accepted byte string re-encodes to itself.
+
+import { type Item, decodeCBOR } from "./cbor.js";
+import { b64urlDecode } from "./bytes.js";
+import { type Caveat, KIND, decodeCaveat, validKeyId } from "./caveats.js";
+import { Malformed } from "./errors.js";
+import { isSmallOrder } from "./smallorder.js";
+
+export const MODE_HMAC = 1;
+export const MODE_ED25519 = 2;
+
+export interface Block {
+  bytes: Uint8Array;
+  mode?: number;
+  keyId?: string;
+  ticketId?: Uint8Array;
+  caveats: Caveat[];
+  nextKey?: Uint8Array;
+  holderJWK?: Uint8Array;
+}
+
+/** A decoded ticket; nothing in it is verified yet. */
+export interface UnverifiedTicket {
+  bytes: Uint8Array;
+  blocks: Block[];
+  signatures?: Uint8Array[];
+  tail?: Uint8Array;
+  seal?: Uint8Array;
+  holderSigs: Map<number, Uint8Array>;
+}
+
+export interface UnverifiedDischarge {
+  bytes: Uint8Array;
+  block: Uint8Array;
+  keyId: string;
+  nonce: Uint8Array;
+  caveats: Caveat[];
+  binding: Uint8Array;
+  signature: Uint8Array;
+}
+
+const MAX_TICKET = 65536;
+const MAX_BLOCKS = 32;
+const MAX_CAVEATS = 16;
+const MAX_APPROVALS = 4;
+const MAX_DISCHARGE = 4096;
+
+/** Decodes a text form (prefix, then strict unpadded base64url). */
+export function decodeText(text: string, prefix: string, maxBytes: number, what: string): Uint8Array {
+  if (!text.startsWith(prefix)) throw new Malformed(`${what}: text does not start with ${prefix}`);
+  const body = text.slice(prefix.length);
+  if (body.length > Math.ceil((maxBytes * 4) / 3)) throw new Malformed(`${what}: text too long`);
+  const b = b64urlDecode(body);
+  if (b === null) throw new Malformed(`${what}: text is not canonical unpadded base64url`);
+  return b;
+}
+
+function fields(it: Item, what: string): Map<bigint, Item> {
+  if (it.t !== 5) throw new Malformed(`${what}: not a map`);
+  const out = new Map<bigint, Item>();
+  for (const [k, v] of it.m) {
+    if (k.t !== 0) throw new Malformed(`${what}: unknown field`);
+    out.set(k.v, v);
+  }
+  return out;
+}
+
+function onlyFields(f: Map<bigint, Item>, allowed: bigint[], what: string): void {
+  for (const k of f.keys()) if (!allowed.includes(k)) throw new Malformed(`${what}: unknown field ${k}`);
+}
+
+function bstr(it: Item | undefined, what: string, sizes?: number[]): Uint8Array {
+  if (it === undefined || it.t !== 2) throw new Malformed(`${what}: not a byte string`);
+  if (sizes && !sizes.includes(it.b.length)) throw new Malformed(`${what}: wrong length`);
+  return it.b;
+}
+
+function caveatsOf(it: Item | undefined, what: string): Caveat[] {
+  if (it === undefined || it.t !== 5) throw new Malformed(`${what}: caveats not a map`);
+  if (it.m.length > MAX_CAVEATS) throw new Malformed(`${what}: more than 16 caveats`);
+  return it.m.map(([k, v]) => {
+    if (k.t !== 0) throw new Malformed(`${what}: caveat kind not an unsigned integer`);
+    return decodeCaveat(k.v, v, what);
+  });
+}
+
+function decodeBlock(bytes: Uint8Array, i: number, mode: number): Block {
+  const what = `block ${i}`;
+  const f = fields(decodeCBOR(bytes, what), what);
+  onlyFields(f, [1n, 2n, 3n, 4n, 5n, 6n], what);
+  const b: Block = { bytes, caveats: caveatsOf(f.get(4n), what) };
+  if (i === 0) {
+    const m = f.get(1n), k = f.get(2n);
+    if (m?.t !== 0 || (m.v !== 1n && m.v !== 2n)) throw new Malformed(`${what}: mode missing or unknown`);
+    b.mode = Number(m.v);
+    if (k?.t !== 3 || !validKeyId(k.s, false)) throw new Malformed(`${what}: key id missing or invalid`);
+    b.keyId = k.s;
+    b.ticketId = bstr(f.get(3n), `${what}: ticket id`, [16]);
+    if (f.has(6n)) throw new Malformed(`${what}: holder JWK in block 0`);
+  } else if (f.has(1n) || f.has(2n) || f.has(3n)) {
+    throw new Malformed(`${what}: mode, key id or ticket id after block 0`);
+  }
+  const m0 = i === 0 ? b.mode! : mode;
+  if (m0 === MODE_ED25519) {
+    b.nextKey = bstr(f.get(5n), `${what}: next key`, [32]);
+    if (isSmallOrder(b.nextKey)) throw new Malformed(`${what}: next key of small order`);
+  } else if (f.has(5n)) {
+    throw new Malformed(`${what}: next key in HMAC mode`);
+  }
+  if (f.has(6n)) {
+    b.holderJWK = bstr(f.get(6n), `${what}: holder JWK`);
+    if (b.holderJWK.length === 0) throw new Malformed(`${what}: empty holder JWK`);
+    if (!b.caveats.some((c) => c.kind === KIND.holder)) throw new Malformed(`${what}: holder JWK without a holder caveat`);
+  }
+  return b;
+}
+
+/** Decodes a ticket's bytes (FORMAT.md §1–§3, §5, §6); throws Malformed. */
+export function decodeTicket(bytes: Uint8Array): UnverifiedTicket {
+  if (bytes.length > MAX_TICKET) throw new Malformed("ticket over 65536 bytes");
+  const f = fields(decodeCBOR(bytes, "ticket"), "ticket");
+  onlyFields(f, [1n, 2n, 3n, 4n, 5n, 6n], "ticket");
+  const v = f.get(1n);
+  if (v?.t !== 0 || v.v !== 1n) throw new Malformed("ticket: version is not 1");
+  const bl = f.get(2n);
+  if (bl?.t !== 4 || bl.a.length < 1 || bl.a.length > MAX_BLOCKS) throw new Malformed("ticket: blocks not 1 to 32");
+  const blocks: Block[] = [];
+  bl.a.forEach((it, i) => blocks.push(decodeBlock(bstr(it, `block ${i}`), i, blocks[0]?.mode ?? 0)));
+  const mode = blocks[0].mode!;
+  const t: UnverifiedTicket = { bytes, blocks, holderSigs: new Map() };
+  if (f.has(4n) === f.has(5n)) throw new Malformed("ticket: not exactly one of tail and seal");
+  if (mode === MODE_ED25519) {
+    const s = f.get(3n);
+    if (s?.t !== 4 || s.a.length !== blocks.length) throw new Malformed("ticket: not one signature per block");
+    t.signatures = s.a.map((x) => bstr(x, "ticket: signature", [64]));
+    if (f.has(4n)) t.tail = bstr(f.get(4n), "ticket: tail", [32]);
+    else t.seal = bstr(f.get(5n), "ticket: seal", [64]);
+  } else {
+    if (f.has(3n)) throw new Malformed("ticket: signatures in HMAC mode");
+    if (f.has(4n)) t.tail = bstr(f.get(4n), "ticket: tail", [32]);
+    else t.seal = bstr(f.get(5n), "ticket: seal", [32]);
+  }
+  const hs = f.get(6n);
+  if (hs !== undefined) {
+    if (hs.t !== 5 || hs.m.length === 0) throw new Malformed("ticket: holder signatures not a non-empty map");
+    for (const [k, s] of hs.m) {
+      if (k.t !== 0 || k.v >= BigInt(blocks.length)) throw new Malformed("ticket: holder signature of no block");
+      const sig = bstr(s, "ticket: holder signature");
+      if (sig.length < 1 || sig.length > 256) throw new Malformed("ticket: holder signature not 1 to 256 bytes");
+      t.holderSigs.set(Number(k.v), sig);
+    }
+  }
+  blocks.forEach((b, i) => {
+    if ((b.holderJWK !== undefined) !== t.holderSigs.has(i)) throw new Malformed(`block ${i}: holder JWK and signature not paired`);
+  });
+  const approvals = blocks.reduce((n, b) => n + b.caveats.filter((c) => c.kind === KIND.approval).length, 0);
+  if (approvals > MAX_APPROVALS) throw new Malformed("ticket: more than 4 approval caveats");
+  return t;
+}
+
+/** Decodes a ticket's text form (tkt1_…); throws Malformed. */
+export function decodeTicketText(text: string): UnverifiedTicket {
+  return decodeTicket(decodeText(text, "tkt1_", MAX_TICKET, "ticket"));
+}
+
+/** Decodes a discharge's text form (dis1_…, FORMAT.md §4.6); throws Malformed. */
+export function decodeDischargeText(text: string, index?: number): UnverifiedDischarge {
+  try {
+    const bytes = decodeText(text, "dis1_", MAX_DISCHARGE, "discharge");
+    if (bytes.length > MAX_DISCHARGE) throw new Malformed("discharge over 4096 bytes");
+    const f = fields(decodeCBOR(bytes, "discharge"), "discharge");
+    onlyFields(f, [1n, 2n, 3n], "discharge");
+    const v = f.get(1n);
+    if (v?.t !== 0 || v.v !== 1n) throw new Malformed("discharge: version is not 1");
+    const block = bstr(f.get(2n), "discharge: block");
+    const signature = bstr(f.get(3n), "discharge: signature", [64]);
+    const bf = fields(decodeCBOR(block, "discharge block"), "discharge block");
+    onlyFields(bf, [2n, 3n, 4n, 7n], "discharge block");
+    const k = bf.get(2n);
+    if (k?.t !== 3 || !validKeyId(k.s, true)) throw new Malformed("discharge block: key id missing or invalid");
+    const nonce = bstr(bf.get(3n), "discharge block: nonce", [16]);
+    const caveats = caveatsOf(bf.get(4n), "discharge block");
+    if (caveats.length === 0) throw new Malformed("discharge block: no caveats");
+    if (!caveats.some((c) => c.kind === KIND.until)) throw new Malformed("discharge block: no until caveat");
+    if (caveats.some((c) => c.kind === KIND.approval)) throw new Malformed("discharge block: an approval caveat");
+    const binding = bstr(bf.get(7n), "discharge block: binding", [32]);
+    return { bytes, block, keyId: k.s, nonce, caveats, binding, signature };
+  } catch (e) {
+    if (e instanceof Malformed && index !== undefined) throw new Malformed(`discharge ${index}: ${e.message.replace(/^tickettool: malformed: /, "")}`, index);
+    throw e;
+  }
+}
