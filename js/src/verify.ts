@@ -296,7 +296,8 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   const untils = all.filter((x) => x.c.kind === KIND.until).map((x) => x.c.value as bigint);
   const now = req ? nowMs(req.now) : Date.now();
   const maxLife = o.maxLifetimeSeconds;
-  const lifeSet = maxLife !== undefined && maxLife !== null;
+  // 0 is no maximum, as 0 is the default of the DPoP window (spec/QUESTIONS.md).
+  const lifeSet = maxLife !== undefined && maxLife !== null && maxLife !== 0;
   if (o.requireHolder && !hasHolder) d.refusals.push(refusal("policy", -1, null, "holder binding required"));
   if ((o.requireExpiry || lifeSet) && untils.length === 0) d.refusals.push(refusal("policy", -1, null, "expiry required"));
   if (lifeSet && untils.length > 0) {

@@ -11,7 +11,7 @@ const b64url = (b) => {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 };
 
-function keyring(lib, file, ids) {
+export function keyring(lib, file, ids) {
   const k = new lib.Keyring();
   for (const id of ids ?? []) {
     const key = file.keys[id];
@@ -21,7 +21,7 @@ function keyring(lib, file, ids) {
   return k;
 }
 
-function options(o = {}) {
+export function options(o = {}) {
   const out = {};
   if (o.skew_seconds !== undefined) out.skewSeconds = o.skew_seconds;
   if (o.revoked) out.revoked = o.revoked;
@@ -76,10 +76,15 @@ function expected(r) {
 
 const canon = (x) => JSON.stringify(x, (k, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v));
 
+/** The text form a vector's ticket is presented as. */
+export function ticketText(v) {
+  return v.ticket !== undefined && v.ticket !== "" ? v.ticket : "tkt1_" + b64url(unhex(v.ticket_hex));
+}
+
 /** Runs one vector; returns a list of disagreements (empty when it passes). */
 export async function runVector(lib, file, v) {
   const bad = [];
-  const text = v.ticket !== undefined ? v.ticket : "tkt1_" + b64url(unhex(v.ticket_hex));
+  const text = ticketText(v);
   let t;
   try {
     t = lib.decodeTicketText(text);
