@@ -67,10 +67,15 @@ export function base32(b: Uint8Array): string {
   return s;
 }
 
+const HEX_DIGITS = "0123456789abcdef";
+
 export function hex(b: Uint8Array): string {
-  let s = "";
-  for (const x of b) s += (x < 16 ? "0" : "") + x.toString(16);
-  return s;
+  const codes = new Array<number>(b.length * 2);
+  for (let i = 0; i < b.length; i++) {
+    codes[2 * i] = HEX_DIGITS.charCodeAt(b[i] >> 4);
+    codes[2 * i + 1] = HEX_DIGITS.charCodeAt(b[i] & 15);
+  }
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** Decodes lowercase or uppercase hex; null when it is not hex. */
@@ -107,6 +112,20 @@ export function equalConstantTime(a: Uint8Array, b: Uint8Array): boolean {
   return d === 0;
 }
 
+/** The order of two strings' UTF-8 encodings, bytewise. */
+export function compareUTF8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Below the surrogates, code unit order is code point order, which is
+    // UTF-8 byte order; past them it is not (U+E000 > U+10000 in UTF-16).
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    return compareBytes(utf8(a), utf8(b));
+  }
+  return a.length - b.length;
+}
+
 /** Bytewise lexicographic order. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
@@ -119,6 +138,17 @@ const utf8Encoder = new TextEncoder();
 
 /** Decodes valid UTF-8 (no surrogates, no overlong forms); null otherwise. */
 export function utf8Decode(b: Uint8Array): string | null {
+  if (b.length <= 256) {
+    // ASCII, the common case, without the decoder's overhead.
+    let ascii = true;
+    for (let i = 0; i < b.length; i++) {
+      if (b[i] >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return String.fromCharCode.apply(null, b as unknown as number[]);
+  }
   try {
     return utf8Strict.decode(b);
   } catch {

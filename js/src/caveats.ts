@@ -2,7 +2,7 @@
 // their checks against a request ("Checks") and narrowing ("Narrowing").
 
 import type { Item } from "./cbor.js";
-import { compareBytes, equalBytes, utf8 } from "./bytes.js";
+import { compareUTF8, equalBytes } from "./bytes.js";
 import { Malformed } from "./errors.js";
 import { isSmallOrder } from "./smallorder.js";
 import { isPrintable } from "./unicode.js";
@@ -87,12 +87,11 @@ function uintOf(it: Item, what: string, kind: number): bigint {
 function listOf(it: Item, what: string, kind: number, valid: (s: string) => boolean): string[] {
   if (it.t !== 4 || it.a.length === 0) fail(what, kind, "not a non-empty list");
   const out: string[] = [];
-  let prev: Uint8Array | null = null;
+  let prev: string | null = null;
   for (const e of it.a) {
     if (e.t !== 3 || !valid(e.s)) fail(what, kind, "invalid entry");
-    const b = utf8(e.s);
-    if (prev !== null && compareBytes(prev, b) >= 0) fail(what, kind, "entries not sorted or repeated");
-    prev = b;
+    if (prev !== null && compareUTF8(prev, e.s) >= 0) fail(what, kind, "entries not sorted or repeated");
+    prev = e.s;
     out.push(e.s);
   }
   return out;

@@ -55,11 +55,14 @@ class Reader {
       default: this.fail("reserved additional information");
     }
     if (this.off + n > this.b.length) this.fail("truncated");
-    let v = 0n;
-    for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(this.b[this.off++]);
-    const min = n === 1 ? 24n : n === 2 ? 256n : n === 4 ? 65536n : 4294967296n;
-    if (v < min) this.fail("integer not in shortest form");
-    return [major, ai, v];
+    let hi = 0, lo = 0;
+    for (let i = 0; i < n; i++) {
+      hi = (hi * 256 + Math.floor(lo / 0x1000000)) >>> 0;
+      lo = ((lo & 0xffffff) * 256 + this.b[this.off++]) >>> 0;
+    }
+    const min = n === 1 ? 24 : n === 2 ? 256 : n === 4 ? 65536 : 0;
+    if (n === 8 ? hi === 0 : lo < min) this.fail("integer not in shortest form");
+    return [major, ai, hi === 0 ? BigInt(lo) : (BigInt(hi) << 32n) | BigInt(lo)];
   }
 
   length(v: bigint): number {

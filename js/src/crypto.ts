@@ -16,11 +16,6 @@ export async function sha256(b: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await subtle().digest("SHA-256", bs(b)));
 }
 
-export async function hmacSHA256(key: Uint8Array, msg: Uint8Array): Promise<Uint8Array> {
-  const k = await subtle().importKey("raw", bs(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await subtle().sign("HMAC", k, bs(msg)));
-}
-
 // The group order L of Ed25519, little-endian.
 const ED_L = Uint8Array.from([
   0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,

@@ -3,7 +3,8 @@
 
 import { ascii, base32, concat, equalBytes, equalConstantTime, hex } from "./bytes.js";
 import { type Amount, type Approval, type Caveat, type CheckRequest, KIND, caveatHolds, kindName, narrows } from "./caveats.js";
-import { ed25519PublicFromSeed, ed25519Verify, hmacSHA256, sha256 } from "./crypto.js";
+import { ed25519PublicFromSeed, ed25519Verify, sha256 } from "./crypto.js";
+import { hmacSync, sha256Sync } from "./sha256.js";
 import { type DPoPExpect, type DPoPOptions, checkDPoP } from "./dpop.js";
 import { Malformed } from "./errors.js";
 import { parseJSON } from "./json.js";
@@ -127,12 +128,12 @@ interface Chain { ids: Uint8Array[] }
 async function checkChain(t: UnverifiedTicket, key: RootKey): Promise<Refusal | Chain> {
   const ids: Uint8Array[] = [];
   if (key.mode === "hmac") {
-    let tag = await hmacSHA256(key.secret, concat(L_KEY, t.blocks[0].ticketId!));
+    let tag = hmacSync(key.secret, L_KEY, t.blocks[0].ticketId!);
     for (const b of t.blocks) {
-      tag = await hmacSHA256(tag, concat(L_HBLOCK, b.bytes));
-      ids.push(await sha256(concat(L_ID, tag)));
+      tag = hmacSync(tag, L_HBLOCK, b.bytes);
+      ids.push(sha256Sync(L_ID, tag));
     }
-    const ok = t.seal ? equalConstantTime(await hmacSHA256(tag, L_HSEAL), t.seal) : equalConstantTime(tag, t.tail!);
+    const ok = t.seal ? equalConstantTime(hmacSync(tag, L_HSEAL), t.seal) : equalConstantTime(tag, t.tail!);
     if (!ok) return refusal("chain", -1, null, t.seal ? "seal does not verify" : "tag does not verify");
     return { ids };
   }
@@ -143,7 +144,7 @@ async function checkChain(t: UnverifiedTicket, key: RootKey): Promise<Refusal | 
     if (!(await ed25519Verify(pub, concat(L_EBLOCK, prev, t.blocks[i].bytes), sig))) {
       return refusal("chain", i, null, "block signature does not verify");
     }
-    ids.push(await sha256(concat(L_ID, sig)));
+    ids.push(sha256Sync(L_ID, sig));
     prev = sig;
     pub = t.blocks[i].nextKey!;
   }
@@ -285,7 +286,8 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   const att = await checkAttenuation(t, chain.ids);
   if (att !== null) return d.refusals.push(att), finish();
   // Step 4: revocation.
-  const revoked = new Set(Array.from(o.revoked ?? [], (x) => x.toLowerCase()));
+  const revoked = new Set<string>();
+  if (o.revoked !== undefined) for (const x of o.revoked) revoked.add(x.toLowerCase());
   d.block_ids.forEach((id, i) => {
     if (revoked.has(id)) d.refusals.push(refusal("revoked", i, null, "block revoked"));
   });

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as lib from "../dist/index.js";
-import { runArgs, runVector } from "./runner.js";
+import { runArgs, runVector } from "../harness/runner.js";
 
 const file = JSON.parse(readFileSync(new URL("../../spec/vectors/tickets.json", import.meta.url), "utf8"));
 
