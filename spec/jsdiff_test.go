@@ -30,7 +30,7 @@ import (
 // CI=true it fails instead.
 func TestJSVerifierAgrees(t *testing.T) {
 	node, err := exec.LookPath("node")
-	server, _ := filepath.Abs("../js/test/diffserver.js")
+	server, _ := filepath.Abs("../js/harness/diffserver.js")
 	if _, serr := os.Stat("../js/dist/index.js"); err != nil || serr != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("node (%v) or the built JavaScript package (%v) missing", err, serr)
