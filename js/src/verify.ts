@@ -2,7 +2,7 @@
 // attenuation, revocation, policy, caveats, approvals and the proof.
 
 import { ascii, base32, concat, equalBytes, equalConstantTime, hex } from "./bytes.js";
-import { type Amount, type Approval, type Caveat, type CheckRequest, KIND, caveatHolds, kindName, narrows } from "./caveats.js";
+import { type Amount, type Approval, type Caveat, type CheckRequest, KIND, caveatHolds, kindName, narrows, validKeyId } from "./caveats.js";
 import { ed25519PublicFromSeed, ed25519Verify, sha256 } from "./crypto.js";
 import { hmacSync, sha256Sync } from "./sha256.js";
 import { type DPoPExpect, type DPoPOptions, checkDPoP } from "./dpop.js";
@@ -29,8 +29,13 @@ export type RootKey = { mode: "hmac"; secret: Uint8Array } | { mode: "ed25519"; 
 /** Root keys by key id (FORMAT.md §4.3). */
 export class Keyring {
   private keys = new Map<string, RootKey>();
-  /** Adds a key; refuses an Ed25519 key of small order and a secret not 32 bytes. */
+  /**
+   * Adds a key. Refuses an id that is not a key name (1 to 64 bytes
+   * 0x21..0x7E other than `+`, chain/FORMAT.md §4), an Ed25519 key of
+   * small order (FORMAT.md §4.2) and a secret not 32 bytes.
+   */
   add(id: string, key: RootKey): this {
+    if (!validKeyId(id, true)) throw new Error("tickettool: keyring: key id not 1 to 64 bytes 0x21..0x7E other than +");
     if (key.mode === "ed25519" && (key.public.length !== 32 || isSmallOrder(key.public))) {
       throw new Error("tickettool: keyring: Ed25519 public key not 32 bytes or of small order");
     }
