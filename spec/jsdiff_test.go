@@ -12,17 +12,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/spec/internal/vecgen"
+	"github.com/tickettool/tickettool/token"
 )
 
 // TestJSVerifierAgrees is the differential test of the JavaScript verifier
 // (js/): random and mutated tickets and requests, built from the vectors'
 // (valid ones, one field changed, bytes flipped, blocks re-encoded and
 // re-signed under the vector's HMAC key so that the chain still verifies,
-// blocks dropped, reordered or duplicated), decided by the Go verifier and
+// blocks dropped, reordered or duplicated) and random HMAC chains of
+// random caveats, narrowing or not, decided by the Go verifier and
 // by one long-lived node process running the built package; any
 // disagreement fails. TICKETTOOL_JSDIFF_CASES sets the number of cases
 // (default 4000) and TICKETTOOL_JSDIFF_SEED the seed. Without node or a
@@ -51,7 +56,7 @@ func TestJSVerifierAgrees(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 
-	g := newMutator(f, seed)
+	g := newMutator(t, f, seed)
 	type js struct {
 		Vector  *vecgen.Vector  `json:"vector"`
 		Request *vecgen.Request `json:"request"`
@@ -83,6 +88,12 @@ func TestJSVerifierAgrees(t *testing.T) {
 			t.Fatalf("case %d: Go: %v", n, err)
 		}
 		counts[want.Expect]++
+		if c.Vector.Name == "random" {
+			counts["random chain: "+want.Expect]++
+		}
+		for _, x := range want.Refusals {
+			counts["refused:"+x.Check]++
+		}
 		var got vecgen.Request
 		var jsErr struct{ Error string }
 		_ = json.Unmarshal(line, &jsErr)
@@ -124,10 +135,17 @@ type mutator struct {
 	rng   *rand.Rand
 	seeds [][2]int // vector, request
 	pool  []vecgen.Request
+	root  *key.Signing // root-h, for random chains
 }
 
-func newMutator(f *vecgen.File, seed uint64) *mutator {
+func newMutator(t *testing.T, f *vecgen.File, seed uint64) *mutator {
 	m := &mutator{f: f, rng: rand.New(rand.NewPCG(seed, 0x6a73))}
+	secret, _ := hex.DecodeString(f.Keys["root-h"].Secret)
+	root, err := key.NewHMAC("root-h", secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.root = root
 	for i, v := range f.Vectors {
 		if len(v.Requests) == 0 {
 			m.seeds = append(m.seeds, [2]int{i, -1})
@@ -143,6 +161,16 @@ func newMutator(f *vecgen.File, seed uint64) *mutator {
 func (m *mutator) pick(n int) int { return m.rng.IntN(n) }
 
 func (m *mutator) next() (*vecgen.Vector, *vecgen.Request) {
+	if m.pick(4) == 0 {
+		if v := m.random(); v != nil {
+			r := m.pool[m.pick(len(m.pool))]
+			clearExpect(&r)
+			for k := m.pick(3); k > 0; k-- {
+				m.request(&r)
+			}
+			return v, &r
+		}
+	}
 	s := m.seeds[m.pick(len(m.seeds))]
 	v := m.f.Vectors[s[0]]
 	v.Requests, v.Intermediate, v.Discharges = nil, m.f.Vectors[s[0]].Intermediate, nil
@@ -152,7 +180,7 @@ func (m *mutator) next() (*vecgen.Vector, *vecgen.Request) {
 	} else {
 		r = m.pool[m.pick(len(m.pool))]
 	}
-	r.Expect, r.Refusals, r.BlockIDs, r.Budgets, r.Approvals, r.Discharge, r.Charge, r.Exhausted = "", nil, nil, nil, nil, nil, "", nil
+	clearExpect(&r)
 	for k := m.pick(4); k > 0; k-- {
 		switch m.pick(10) {
 		case 0, 1, 2:
@@ -164,6 +192,69 @@ func (m *mutator) next() (*vecgen.Vector, *vecgen.Request) {
 		}
 	}
 	return &v, &r
+}
+
+// clearExpect drops what a vector expects of a request: the two verifiers
+// are compared with each other, not with the file.
+func clearExpect(r *vecgen.Request) {
+	r.Expect, r.Refusals, r.BlockIDs, r.Budgets, r.Approvals, r.Discharge, r.Charge, r.Exhausted = "", nil, nil, nil, nil, nil, "", nil
+}
+
+// caveatTexts are the caveats random chains draw from: each kind's
+// boundaries, in text form.
+var caveatTexts = []string{
+	"tools=read_file", "tools=read_file,write_file", "tools=ws/read_file", "tools=write_file", "tools=workspace/read_file",
+	"ops=invoke", "ops=delegate,invoke", "ops=delegate", "ops=read",
+	"paths=src/", "paths=src/discount/", "paths=/", "paths=/srv/app/", "paths=src/discount/,tests/", "paths=src/discount-other/",
+	"hosts=*.example.org", "hosts=api.example.org", "hosts=*.api.example.org", "hosts=localhost", "hosts=1.2.3.4",
+	"aud=workspace", "aud=other,workspace",
+	"calls=1", "calls=5", "calls=18446744073709551615",
+	"until=2026-11-30T12:00:00Z", "until=2026-11-30T13:00:00Z", "until=2026-11-30T11:59:59Z", "until=253402300799",
+	"nbf=2026-11-30T12:00:00Z", "nbf=2026-11-30T12:00:01Z", "nbf=0",
+	"cost=0.5USD", "cost=1EUR", "cost=5USD", "cost=18446744073709.551615USD",
+	"total=5USD", "total=10USD", "total=1EUR", "total=0USD",
+	"depth=0", "depth=1", "depth=3", "depth=18446744073709551615",
+	`intent="upgrade pricing deps"`,
+	"args=RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o", "args=dCNOmK_nSY-g-vrhdhdlkqJ4k4T5QrjyWsYB7cZ68z4",
+}
+
+// random mints a chain of 1 to 5 blocks of random caveats (narrowing or
+// not) under root-h: block 0 as minted, later blocks {4: caveats} cut
+// from other mints, all re-signed (FORMAT.md §4.1).
+func (m *mutator) random() *vecgen.Vector {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var blocks [][]byte
+	for i := m.pick(5); i >= 0; i-- {
+		var texts []string
+		seen := map[string]bool{}
+		for k := m.pick(4); k > 0; k-- {
+			c := caveatTexts[m.pick(len(caveatTexts))]
+			if kind, _, _ := strings.Cut(c, "="); !seen[kind] {
+				seen[kind] = true
+				texts = append(texts, c)
+			}
+		}
+		cs, err := caveat.ParseAll(texts, now)
+		if err != nil {
+			return nil
+		}
+		tk, err := token.Mint(m.root, cs, nil)
+		if err != nil {
+			return nil
+		}
+		b0 := tk.UnverifiedBlocks()[0].Bytes()
+		if blocks == nil {
+			blocks = append(blocks, b0)
+			continue
+		}
+		// Block 0 is a4 01 01 02 <key id> 03 50 <16 bytes> 04 <caveats>.
+		cut := 4 + 1 + len("root-h") + 2 + 16 + 1
+		blocks = append(blocks, append([]byte{0xa1, 0x04}, b0[cut:]...))
+	}
+	secret, _ := hex.DecodeString(m.f.Keys["root-h"].Secret)
+	data := hmacTicket(secret, blocks, m.pick(4) == 0)
+	return &vecgen.Vector{Name: "random", Keyring: []string{"root-h"}, TicketHex: hex.EncodeToString(data),
+		Ticket: "tkt1_" + b64.EncodeToString(data)}
 }
 
 func (m *mutator) options(v *vecgen.Vector) {
@@ -259,7 +350,7 @@ func (m *mutator) request(r *vecgen.Request) {
 		r.Discharges = m.discharges(r.Discharges, o.Discharges)
 	case 11:
 		*r = o
-		r.Expect, r.Refusals, r.BlockIDs, r.Budgets, r.Approvals, r.Discharge, r.Charge, r.Exhausted = "", nil, nil, nil, nil, nil, "", nil
+		clearExpect(r)
 	}
 }
 
