@@ -15,7 +15,7 @@ export type Item =
 
 const MAX_DEPTH = 4;
 const MAX_TEXT = 1024;
-const MAX_ENTRIES = 1024;
+const MAX_ENTRIES = 1024n;
 
 /** Decodes exactly one canonical item; anything else throws Malformed. */
 export function decodeCBOR(b: Uint8Array, what: string): Item {
@@ -66,7 +66,8 @@ class Reader {
   }
 
   length(v: bigint): number {
-    if (v > BigInt(this.b.length - this.off)) this.fail("truncated");
+    // A length past the end is refused before it becomes a number.
+    if (v > 0xffffffffn || Number(v) > this.b.length - this.off) this.fail("truncated");
     return Number(v);
   }
 
@@ -92,7 +93,7 @@ class Reader {
       }
       case 4: {
         if (depth + 1 > MAX_DEPTH) this.fail("nested deeper than 4");
-        if (v > BigInt(MAX_ENTRIES)) this.fail("more than 1024 entries");
+        if (v > MAX_ENTRIES) this.fail("more than 1024 entries");
         const n = this.length(v);
         const a: Item[] = [];
         for (let i = 0; i < n; i++) a.push(this.item(depth + 1));
@@ -100,7 +101,7 @@ class Reader {
       }
       case 5: {
         if (depth + 1 > MAX_DEPTH) this.fail("nested deeper than 4");
-        if (v > BigInt(MAX_ENTRIES)) this.fail("more than 1024 pairs");
+        if (v > MAX_ENTRIES) this.fail("more than 1024 pairs");
         const n = this.length(v);
         const m: Array<[Item, Item]> = [];
         let prevKey: Uint8Array | null = null;

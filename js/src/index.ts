@@ -11,3 +11,5 @@ export { argsDigest } from "./args.js";
 export { decodeTicketText, decodeDischargeText } from "./ticket.js";
 export type { UnverifiedTicket, UnverifiedDischarge, Block } from "./ticket.js";
 export { parseAmount } from "./amount.js";
+export { inspect, caveatView, instantText, amountText } from "./inspect.js";
+export type { Inspection, CaveatView } from "./inspect.js";

@@ -105,17 +105,14 @@ const INNER = new Uint8Array(32);
 
 /** HMAC-SHA256 (RFC 2104) of a ‖ b under key. */
 export function hmacSync(key: Uint8Array, a: Uint8Array, b?: Uint8Array): Uint8Array {
-  let k = key;
-  if (k.length > 64) k = sha256Sync(k);
-  PAD.fill(0x36);
-  for (let i = 0; i < k.length; i++) PAD[i] = k[i] ^ 0x36;
+  const k = key.length > 64 ? sha256Sync(key) : key;
+  for (let i = 0; i < 64; i++) PAD[i] = (i < k.length ? k[i] : 0) ^ 0x36;
   reset();
   update(PAD);
   update(a);
   if (b !== undefined) update(b);
   finish(INNER);
-  PAD.fill(0x5c);
-  for (let i = 0; i < k.length; i++) PAD[i] = k[i] ^ 0x5c;
+  for (let i = 0; i < 64; i++) PAD[i] = (i < k.length ? k[i] : 0) ^ 0x5c;
   reset();
   update(PAD);
   update(INNER);

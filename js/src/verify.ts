@@ -207,8 +207,8 @@ async function checkAttenuation(t: UnverifiedTicket, ids: Uint8Array[]): Promise
       if (c.kind === KIND.ops && !(c.value as string[]).includes("delegate")) noDelegate = true;
     }
     const hc = b.caveats.find((c) => c.kind === KIND.holder);
-    if (i > 0) {
-      const r = await checkRebinding(t, i, hc?.value as Uint8Array | undefined, holder, ids);
+    if (i > 0 && hc !== undefined) {
+      const r = await checkRebinding(t, i, holder, ids);
       if (r !== null) return r;
     }
     if (hc) holder = hc.value as Uint8Array;
@@ -216,11 +216,11 @@ async function checkAttenuation(t: UnverifiedTicket, ids: Uint8Array[]): Promise
   return null;
 }
 
-async function checkRebinding(t: UnverifiedTicket, i: number, hc: Uint8Array | undefined, current: Uint8Array | null,
+// checkRebinding applies FORMAT.md §4.4 to block i > 0, which has a holder caveat.
+async function checkRebinding(t: UnverifiedTicket, i: number, current: Uint8Array | null,
   ids: Uint8Array[]): Promise<Refusal | null> {
   const b = t.blocks[i];
   const fail = (why: string) => refusal("attenuation", i, KIND.holder, why);
-  if (hc === undefined) return null;
   if (current === null) return b.holderJWK ? fail("holder JWK on a block that binds an unbound ticket") : null;
   if (!b.holderJWK) return fail("rebinding without the current holder's JWK");
   const v = parseJSON(b.holderJWK, "exact");
