@@ -24,11 +24,13 @@ if (!existsSync(browser)) {
   process.exit(0);
 }
 
+// The page imports the package dynamically, so that a module that fails
+// to load is reported rather than leaving the page silent.
 const page = `<!doctype html><meta charset="utf-8"><title>tickettool vectors</title><script type="module">
-import * as lib from "/js/dist/index.js";
-import { runAll } from "/js/harness/runner.js";
 let body;
 try {
+  const lib = await import("/js/dist/index.js");
+  const { runAll } = await import("/js/harness/runner.js");
   const file = await (await fetch("/spec/vectors/tickets.json")).json();
   body = await runAll(lib, file);
   body.userAgent = navigator.userAgent;
@@ -59,7 +61,7 @@ const server = createServer((req, res) => {
   }
   // Only the package, its harness and the vectors are served.
   const rel = normalize(decodeURIComponent(url.pathname)).replace(/^\/+/, "");
-  const ok = /^(js\/dist\/[a-z]+\.js|js\/harness\/runner\.js|spec\/vectors\/tickets\.json)$/.test(rel);
+  const ok = /^(js\/dist\/[a-z0-9]+\.js|js\/harness\/runner\.js|spec\/vectors\/tickets\.json)$/.test(rel);
   if (!ok) {
     res.statusCode = 404;
     return res.end();

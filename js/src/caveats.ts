@@ -24,10 +24,14 @@ export function kindName(kind: number | bigint): string {
 export interface Amount { micros: bigint; currency: string }
 export interface Approval { keyId: string; key: Uint8Array; nonce: Uint8Array; location?: string }
 
-/** One caveat: a kind (a bigint only for unknown kinds past 2^53) and its value. */
+/**
+ * One caveat: a kind (a bigint only for unknown kinds past 2^53) and its
+ * value: until and nbf as numbers (they end in year 9999), calls and
+ * depth as bigints.
+ */
 export interface Caveat {
   kind: number | bigint;
-  value: string[] | bigint | Amount | string | Uint8Array | Approval | Item;
+  value: string[] | bigint | number | Amount | string | Uint8Array | Approval | Item;
 }
 
 const MAX_U64 = (1n << 64n) - 1n;
@@ -145,7 +149,7 @@ export function decodeCaveat(kind: bigint, it: Item, what: string): Caveat {
     case KIND.nbf: {
       const v = uintOf(it, what, k);
       if (v > MAX_INSTANT) fail(what, k, "after 9999-12-31T23:59:59Z");
-      return { kind: k, value: v };
+      return { kind: k, value: Number(v) };
     }
     case KIND.depth: return { kind: k, value: uintOf(it, what, k) };
     case KIND.cost:
@@ -206,7 +210,7 @@ function hostMatches(pattern: string, host: string): boolean {
 }
 
 /** Whether one caveat of the ticket holds for the request (CAVEATS.md "Checks"). */
-export function caveatHolds(c: Caveat, r: CheckRequest, nowS: bigint, skew: bigint): boolean {
+export function caveatHolds(c: Caveat, r: CheckRequest, nowS: number, skew: number): boolean {
   switch (c.kind) {
     case KIND.tools: {
       const t = r.tool;
@@ -225,8 +229,8 @@ export function caveatHolds(c: Caveat, r: CheckRequest, nowS: bigint, skew: bigi
         return h !== null && (c.value as string[]).some((pat) => hostMatches(pat, h));
       });
     }
-    case KIND.until: return nowS < (c.value as bigint) + skew;
-    case KIND.nbf: return nowS + skew >= (c.value as bigint);
+    case KIND.until: return nowS < (c.value as number) + skew;
+    case KIND.nbf: return nowS + skew >= (c.value as number);
     case KIND.cost: {
       const a = c.value as Amount;
       return r.cost !== undefined && r.cost.currency === a.currency && r.cost.micros <= a.micros;
@@ -265,8 +269,8 @@ export function narrows(c: Caveat, e: Caveat): boolean {
     case KIND.paths: return (c.value as string[]).every((x) => (e.value as string[]).some((y) => x.startsWith(y)));
     case KIND.hosts: return (c.value as string[]).every((x) => (e.value as string[]).some((y) => hostCovered(x, y)));
     case KIND.calls: return (c.value as bigint) <= (e.value as bigint);
-    case KIND.until: return (c.value as bigint) <= (e.value as bigint);
-    case KIND.nbf: return (c.value as bigint) >= (e.value as bigint);
+    case KIND.until: return (c.value as number) <= (e.value as number);
+    case KIND.nbf: return (c.value as number) >= (e.value as number);
     case KIND.cost:
     case KIND.total: {
       const a = c.value as Amount, b = e.value as Amount;

@@ -33,7 +33,7 @@ export interface Inspection {
 }
 
 /** An instant in RFC 3339, UTC, whole seconds. */
-export function instantText(unix: bigint): string {
+export function instantText(unix: number): string {
   return new Date(Number(unix) * 1000).toISOString().replace(/\.000Z$/, "Z");
 }
 
@@ -82,7 +82,7 @@ export function caveatView(c: Caveat): CaveatView {
     case KIND.calls: case KIND.depth:
       return { kind: name, value: num(v as bigint), text: `${name}=${v}` };
     case KIND.until: case KIND.nbf:
-      return { kind: name, value: instantText(v as bigint), text: `${name}=${instantText(v as bigint)}` };
+      return { kind: name, value: instantText(v as number), text: `${name}=${instantText(v as number)}` };
     case KIND.cost: case KIND.total:
       return { kind: name, value: amountText(v as Amount), text: `${name}=${amountText(v as Amount)}` };
     case KIND.intent:
@@ -115,12 +115,12 @@ export async function inspect(text: string, now: Date | number = Date.now()): Pr
   const ms = typeof now === "number" ? now : now.getTime();
   const b0 = t.blocks[0];
   let holder = "";
-  let until: bigint | null = null;
+  let until: number | null = null;
   const approvals: Inspection["approvals"] = [];
   for (let i = 0; i < t.blocks.length; i++) {
     for (const c of t.blocks[i].caveats) {
       if (c.kind === KIND.holder) holder = b64urlEncode(c.value as Uint8Array);
-      if (c.kind === KIND.until && (until === null || (c.value as bigint) < until)) until = c.value as bigint;
+      if (c.kind === KIND.until && (until === null || (c.value as number) < until)) until = c.value as number;
       if (c.kind === KIND.approval) {
         const a = c.value as Approval;
         approvals.push({ block: i, key_id: a.keyId, key_short: b64urlEncode(a.key).slice(0, 12), location: a.location ?? "",
@@ -138,7 +138,7 @@ export async function inspect(text: string, now: Date | number = Date.now()): Pr
     holder,
     now: new Date(ms).toISOString().replace(/\.000Z$/, "Z"),
     expires_at: until === null ? "" : instantText(until),
-    expired: until !== null && Math.floor(ms / 1000) >= Number(until),
+    expired: until !== null && Math.floor(ms / 1000) >= until,
     approvals,
     blocks: t.blocks.map((b, index) => ({ index, caveats: b.caveats.map(caveatView) })),
   };

@@ -275,8 +275,7 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   // Step 2: key, modes, chain.
   const key = keys.get(b0.keyId!);
   if (key === undefined) return d.refusals.push(refusal("key", -1, null, `no key has id ${b0.keyId}`)), finish();
-  const modes = o.modes ?? ["hmac", "ed25519"];
-  if (!modes.includes(key.mode)) return d.refusals.push(refusal("key", -1, null, `the verifier does not accept ${key.mode} keys`)), finish();
+  if (o.modes !== undefined && !o.modes.includes(key.mode)) return d.refusals.push(refusal("key", -1, null, `the verifier does not accept ${key.mode} keys`)), finish();
   if ((key.mode === "hmac" ? MODE_HMAC : MODE_ED25519) !== b0.mode) {
     return d.refusals.push(refusal("mode", 0, null, "block 0's mode is not the key's")), finish();
   }
@@ -300,7 +299,7 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   // Step 5: policy.
   const all = t.blocks.flatMap((b, i) => b.caveats.map((c) => ({ c, i })));
   const hasHolder = all.some((x) => x.c.kind === KIND.holder);
-  const untils = all.filter((x) => x.c.kind === KIND.until).map((x) => x.c.value as bigint);
+  const untils = all.filter((x) => x.c.kind === KIND.until).map((x) => x.c.value as number);
   const now = req ? nowMs(req.now) : Date.now();
   const maxLife = o.maxLifetimeSeconds;
   // 0 is no maximum, as 0 is the default of the DPoP window (spec/QUESTIONS.md).
@@ -309,12 +308,12 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   if ((o.requireExpiry || lifeSet) && untils.length === 0) d.refusals.push(refusal("policy", -1, null, "expiry required"));
   if (lifeSet && untils.length > 0) {
     const until = untils.reduce((a, b) => (b < a ? b : a));
-    if (Number(until) * 1000 - now > maxLife! * 1000) d.refusals.push(refusal("policy", -1, null, "lifetime over the maximum"));
+    if (until * 1000 - now > maxLife! * 1000) d.refusals.push(refusal("policy", -1, null, "lifetime over the maximum"));
   }
   if (d.refusals.length > 0) return finish();
   // Step 6: caveats.
-  const nowS = BigInt(Math.floor(now / 1000));
-  const skew = BigInt(Math.max(0, Math.floor(o.skewSeconds ?? 0)));
+  const nowS = Math.floor(now / 1000);
+  const skew = Math.max(0, Math.floor(o.skewSeconds ?? 0));
   const checkReq: CheckRequest = req ?? {};
   for (const { c, i } of all) {
     if (req === undefined && c.kind !== KIND.until && c.kind !== KIND.nbf) continue;
@@ -340,7 +339,7 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   return finish();
 }
 
-async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarge[], r: CheckRequest, nowS: bigint, skew: bigint,
+async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarge[], r: CheckRequest, nowS: number, skew: number,
   now: number, revoked: Set<string>, lastHolder: Uint8Array | null, d: Decision): Promise<void> {
   const binds: Uint8Array[] = [];
   const used: Budget[] = [];
@@ -376,7 +375,7 @@ async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarge[], r:
     const nbf = x.caveats.find((c) => c.kind === KIND.nbf);
     if (!caveatHolds(until, r, nowS, skew)) refuse(KIND.until, "discharge expired");
     if (nbf && !caveatHolds(nbf, r, nowS, skew)) refuse(KIND.nbf, "discharge not yet valid");
-    if (Number(until.value as bigint) * 1000 - now > 24 * 3600 * 1000) refuse(KIND.until, "discharge lives too long");
+    if ((until.value as number) * 1000 - now > 24 * 3600 * 1000) refuse(KIND.until, "discharge lives too long");
     for (const c of x.caveats) {
       if (c.kind === KIND.until || c.kind === KIND.nbf) continue;
       const holds = c.kind === KIND.holder
