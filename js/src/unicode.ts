@@ -34,7 +34,11 @@ export function isPrintableCodePoint(c: number): boolean {
 
 /** Every code point of s printable. */
 export function isPrintable(s: string): boolean {
-  for (const ch of s) if (!isPrintableCodePoint(ch.codePointAt(0)!)) return false;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) c = s.codePointAt(i++)!;
+    if (!isPrintableCodePoint(c)) return false;
+  }
   return true;
 }
 

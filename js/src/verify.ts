@@ -130,19 +130,23 @@ function decodeDischarges(texts: string[]): UnverifiedDischarge[] {
 
 interface Chain { ids: Uint8Array[] }
 
-async function checkChain(t: UnverifiedTicket, key: RootKey): Promise<Refusal | Chain> {
+// checkChainHMAC is FORMAT.md §4.1, synchronous (no WebCrypto call).
+function checkChainHMAC(t: UnverifiedTicket, secret: Uint8Array): Refusal | Chain {
   const ids: Uint8Array[] = [];
-  if (key.mode === "hmac") {
-    let tag = hmacSync(key.secret, L_KEY, t.blocks[0].ticketId!);
-    for (const b of t.blocks) {
-      tag = hmacSync(tag, L_HBLOCK, b.bytes);
-      ids.push(sha256Sync(L_ID, tag));
-    }
-    const ok = t.seal ? equalConstantTime(hmacSync(tag, L_HSEAL), t.seal) : equalConstantTime(tag, t.tail!);
-    if (!ok) return refusal("chain", -1, null, t.seal ? "seal does not verify" : "tag does not verify");
-    return { ids };
+  let tag = hmacSync(secret, L_KEY, t.blocks[0].ticketId!);
+  for (const b of t.blocks) {
+    tag = hmacSync(tag, L_HBLOCK, b.bytes);
+    ids.push(sha256Sync(L_ID, tag));
   }
-  let pub = key.public;
+  const ok = t.seal ? equalConstantTime(hmacSync(tag, L_HSEAL), t.seal) : equalConstantTime(tag, t.tail!);
+  if (!ok) return refusal("chain", -1, null, t.seal ? "seal does not verify" : "tag does not verify");
+  return { ids };
+}
+
+// checkChainEd25519 is FORMAT.md §4.2.
+async function checkChainEd25519(t: UnverifiedTicket, root: Uint8Array): Promise<Refusal | Chain> {
+  const ids: Uint8Array[] = [];
+  let pub = root;
   let prev: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < t.blocks.length; i++) {
     const sig = t.signatures![i];
@@ -175,7 +179,14 @@ function depthEnd(i: number, n: bigint): bigint {
   return end > U64_MAX ? U64_MAX : end;
 }
 
-async function checkAttenuation(t: UnverifiedTicket, ids: Uint8Array[]): Promise<Refusal | null> {
+// narrowing applies FORMAT.md §7 step 3's rules (a) and (b), returning the
+// first refusal, and lists in rebinds each block before it that has a
+// holder caveat, with the holder current before it, for rule (c). The
+// rebinding rules need signatures, which WebCrypto checks asynchronously:
+// the caller checks them afterwards, in block order, and the first of
+// them that fails comes before narrowing's refusal, which lies in a later
+// block. So the first failure is the first in the order of step 3.
+function narrowing(t: UnverifiedTicket, rebinds: Array<[number, Uint8Array | null]>): Refusal | null {
   const seen = new Map<number, Caveat[]>();
   let depthLimit = U64_MAX;
   let noDelegate = false;
@@ -207,10 +218,7 @@ async function checkAttenuation(t: UnverifiedTicket, ids: Uint8Array[]): Promise
       if (c.kind === KIND.ops && !(c.value as string[]).includes("delegate")) noDelegate = true;
     }
     const hc = b.caveats.find((c) => c.kind === KIND.holder);
-    if (i > 0 && hc !== undefined) {
-      const r = await checkRebinding(t, i, holder, ids);
-      if (r !== null) return r;
-    }
+    if (i > 0 && hc !== undefined) rebinds.push([i, holder]);
     if (hc) holder = hc.value as Uint8Array;
   }
   return null;
@@ -279,7 +287,7 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   if ((key.mode === "hmac" ? MODE_HMAC : MODE_ED25519) !== b0.mode) {
     return d.refusals.push(refusal("mode", 0, null, "block 0's mode is not the key's")), finish();
   }
-  const chain = await checkChain(t, key);
+  const chain = key.mode === "hmac" ? checkChainHMAC(t, key.secret) : await checkChainEd25519(t, key.public);
   if (!("ids" in chain)) return d.refusals.push(chain), finish();
   d.family_id = hex(b0.ticketId!);
   d.block_ids = chain.ids.map(hex);
@@ -287,7 +295,15 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   t.blocks.forEach((b, i) => budgetsAll.push(...budgetsOf(b.caveats, i, d.block_ids[i])));
   d.budgets = budgetsAll;
   // Step 3: attenuation.
-  const att = await checkAttenuation(t, chain.ids);
+  const rebinds: Array<[number, Uint8Array | null]> = [];
+  let att = narrowing(t, rebinds);
+  for (const [i, current] of rebinds) {
+    const r = await checkRebinding(t, i, current, chain.ids);
+    if (r !== null) {
+      att = r;
+      break;
+    }
+  }
   if (att !== null) return d.refusals.push(att), finish();
   // Step 4: revocation.
   const revoked = new Set<string>();
@@ -329,7 +345,9 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
       lastHolderBlock = i;
     }
   });
-  await checkApprovals(t, ds, checkReq, nowS, skew, now, revoked, lastHolder, d);
+  if (ds.length > 0 || all.some((x) => x.c.kind === KIND.approval)) {
+    await checkApprovals(t, ds, checkReq, nowS, skew, now, revoked, lastHolder, d);
+  }
   // Step 7: the proof.
   if (lastHolder !== null) {
     const why = await checkDPoP(req.dpop, text, lastHolder, now, o.dpop ?? {}, (jti) => (d.jti = jti));
