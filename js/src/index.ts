@@ -2,7 +2,8 @@
 // version 1, spec/FORMAT.md) in any JavaScript runtime with WebCrypto.
 
 export { Malformed } from "./errors.js";
-export { Keyring, verify, binding, bindingCode } from "./verify.js";
+export { Keyring, verify } from "./verify.js";
+export { binding, bindingCode } from "./approvals.js";
 export type { RootKey, Options, Request, Decision, Refusal, Budget, UsedApproval, Check } from "./verify.js";
 export type { DPoPExpect, DPoPOptions } from "./dpop.js";
 export type { Amount, Approval, Caveat, CheckRequest } from "./caveats.js";

@@ -5,7 +5,7 @@ import type { Item } from "./cbor.js";
 import { b64urlEncode, hex } from "./bytes.js";
 import { type Amount, type Approval, type Caveat, KIND, kindName } from "./caveats.js";
 import { MODE_ED25519, decodeTicketText } from "./ticket.js";
-import { binding, bindingCode } from "./verify.js";
+import { binding, bindingCode } from "./approvals.js";
 
 export interface CaveatView {
   kind: string;

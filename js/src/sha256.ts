@@ -107,13 +107,15 @@ const INNER = new Uint8Array(32);
 /** HMAC-SHA256 (RFC 2104) of a ‖ b under key. */
 export function hmacSync(key: Uint8Array, a: Uint8Array, b?: Uint8Array): Uint8Array {
   const k = key.length > 64 ? sha256Sync(key) : key;
-  for (let i = 0; i < 64; i++) PAD[i] = (i < k.length ? k[i] : 0) ^ 0x36;
+  PAD.fill(0x36, k.length);
+  for (let i = 0; i < k.length; i++) PAD[i] = k[i] ^ 0x36;
   reset();
   update(PAD);
   update(a);
   if (b !== undefined) update(b);
   finish(INNER);
-  for (let i = 0; i < 64; i++) PAD[i] = (i < k.length ? k[i] : 0) ^ 0x5c;
+  PAD.fill(0x5c, k.length);
+  for (let i = 0; i < k.length; i++) PAD[i] = k[i] ^ 0x5c;
   reset();
   update(PAD);
   update(INNER);
