@@ -95,7 +95,7 @@ func TestJSVerifierSpeed(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	const batch, pairs = 2000, 15
+	const batch, pairs = 1000, 31
 	jsBatch(batch) // warm up both
 	goBatch(batch)
 	var ratios []float64

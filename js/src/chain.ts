@@ -8,16 +8,17 @@ import { type Refusal, refusal } from "./decision.js";
 import { parseJSON } from "./json.js";
 import { holderVerify, parseJWK, thumbprint } from "./jwk.js";
 import { L_EBLOCK, L_ESEAL, L_HBLOCK, L_HSEAL, L_ID, L_KEY, L_REBIND } from "./labels.js";
-import { hmacSync, sha256Sync } from "./sha256.js";
+import { type HMACKey, hmacSync, hmacWith, sha256Sync } from "./sha256.js";
 import type { UnverifiedTicket } from "./ticket.js";
 import { b64urlEncode } from "./bytes.js";
 
 export interface Chain { ids: Uint8Array[] }
 
-// checkChainHMAC is FORMAT.md §4.1, synchronous (no WebCrypto call).
-export function checkChainHMAC(t: UnverifiedTicket, secret: Uint8Array): Refusal | Chain {
+// checkChainHMAC is FORMAT.md §4.1, synchronous (no WebCrypto call), under
+// the root secret prepared by the keyring.
+export function checkChainHMAC(t: UnverifiedTicket, root: HMACKey): Refusal | Chain {
   const ids: Uint8Array[] = [];
-  let tag = hmacSync(secret, L_KEY, t.blocks[0].ticketId!);
+  let tag = hmacWith(root, L_KEY, t.blocks[0].ticketId!);
   for (const b of t.blocks) {
     tag = hmacSync(tag, L_HBLOCK, b.bytes);
     ids.push(sha256Sync(L_ID, tag));

@@ -123,3 +123,39 @@ export function hmacSync(key: Uint8Array, a: Uint8Array, b?: Uint8Array): Uint8A
   PAD.fill(0);
   return out;
 }
+
+/** An HMAC key whose two padded blocks are already hashed (RFC 2104). */
+export interface HMACKey {
+  inner: Int32Array;
+  outer: Int32Array;
+}
+
+/** Prepares a key used for many HMACs: a keyring's root secret. */
+export function hmacKey(key: Uint8Array): HMACKey {
+  const k = key.length > 64 ? sha256Sync(key) : key;
+  const state = (x: number): Int32Array => {
+    PAD.fill(x, k.length);
+    for (let i = 0; i < k.length; i++) PAD[i] = k[i] ^ x;
+    const h = new Int32Array(IV);
+    compress(h, PAD, 0);
+    return h;
+  };
+  const out = { inner: state(0x36), outer: state(0x5c) };
+  PAD.fill(0);
+  return out;
+}
+
+/** HMAC-SHA256 of a ‖ b under a prepared key. */
+export function hmacWith(k: HMACKey, a: Uint8Array, b?: Uint8Array): Uint8Array {
+  H.set(k.inner);
+  bufN = 0;
+  total = 64;
+  update(a);
+  if (b !== undefined) update(b);
+  finish(INNER);
+  H.set(k.outer);
+  bufN = 0;
+  total = 64;
+  update(INNER);
+  return finish(new Uint8Array(32));
+}

@@ -8,6 +8,7 @@ import { checkChainEd25519, checkChainHMAC, checkRebinding, narrowing } from "./
 import { type Decision, type Options, type Refusal, type Request, budgetsOf, refusal } from "./decision.js";
 import { checkDPoP } from "./dpop.js";
 import { Malformed } from "./errors.js";
+import { type HMACKey, hmacKey } from "./sha256.js";
 import { isSmallOrder } from "./smallorder.js";
 import { MODE_ED25519, MODE_HMAC, type UnverifiedDischarge, type UnverifiedTicket, decodeDischargeText, decodeTicketText } from "./ticket.js";
 
@@ -19,6 +20,7 @@ export type RootKey = { mode: "hmac"; secret: Uint8Array } | { mode: "ed25519"; 
 /** Root keys by key id (FORMAT.md §4.3). */
 export class Keyring {
   private keys = new Map<string, RootKey>();
+  private prepared = new Map<string, HMACKey>();
   /**
    * Adds a key. Refuses an id that is not a key name (1 to 64 bytes
    * 0x21..0x7E other than `+`, chain/FORMAT.md §4), an Ed25519 key of
@@ -31,10 +33,16 @@ export class Keyring {
     }
     if (key.mode === "hmac" && key.secret.length !== 32) throw new Error("tickettool: keyring: HMAC secret not 32 bytes");
     this.keys.set(id, key);
+    if (key.mode === "hmac") this.prepared.set(id, hmacKey(key.secret));
+    else this.prepared.delete(id);
     return this;
   }
   get(id: string): RootKey | undefined {
     return this.keys.get(id);
+  }
+  /** The HMAC key of id, prepared for the chain. */
+  hmac(id: string): HMACKey | undefined {
+    return this.prepared.get(id);
   }
 }
 
@@ -110,7 +118,7 @@ async function checkKeyAndChain(t: UnverifiedTicket, keys: Keyring, o: Options):
   if (key === undefined) return refusal("key", -1, null, `no key has id ${b0.keyId}`);
   if (o.modes !== undefined && !o.modes.includes(key.mode)) return refusal("key", -1, null, `the verifier does not accept ${key.mode} keys`);
   if ((key.mode === "hmac" ? MODE_HMAC : MODE_ED25519) !== b0.mode) return refusal("mode", 0, null, "block 0's mode is not the key's");
-  const chain = key.mode === "hmac" ? checkChainHMAC(t, key.secret) : await checkChainEd25519(t, key.public);
+  const chain = key.mode === "hmac" ? checkChainHMAC(t, keys.hmac(b0.keyId!)!) : await checkChainEd25519(t, key.public);
   return "ids" in chain ? chain.ids : chain;
 }
 

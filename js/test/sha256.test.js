@@ -26,3 +26,14 @@ test("hmacSync agrees with WebCrypto", async () => {
     }
   }
 });
+
+test("hmacWith under a prepared key is hmacSync", async () => {
+  const { hmacKey, hmacWith } = await import("../dist/sha256.js");
+  for (const klen of [1, 32, 64, 65]) {
+    const key = rand(klen), k = hmacKey(key);
+    for (const n of [0, 23, 55, 56, 64, 120]) {
+      const a = rand(n), b = rand(16);
+      assert.deepEqual(hmacWith(k, a, b), hmacSync(key, a, b), `key ${klen}, message ${n}`);
+    }
+  }
+});
