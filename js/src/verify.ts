@@ -57,9 +57,21 @@ function nowMs(now: Date | number): number {
  * when the ticket or a discharge does not decode: there is no decision.
  */
 export async function verify(text: string, keys: Keyring, opts: Options = {}, req?: Request): Promise<Decision> {
+  validate(opts, req);
   const t = decodeTicketText(text);
   const discharges = decodeDischarges(req?.discharges ?? []);
   return decide(t, text, discharges, keys, opts, req);
+}
+
+// validate refuses, as a programming error, a time or setting that is not
+// a finite number: NaN compares false both ways, and so would pass the
+// lifetime and DPoP window checks instead of failing them.
+function validate(o: Options, req?: Request): void {
+  const bad = (x: unknown) => x !== undefined && (typeof x !== "number" || !Number.isFinite(x));
+  if (req !== undefined && !Number.isFinite(nowMs(req.now))) throw new TypeError("tickettool: request.now is not a valid time");
+  if (bad(o.skewSeconds) || bad(o.maxLifetimeSeconds) || bad(o.dpop?.maxAgeSeconds) || bad(o.dpop?.futureSkewSeconds)) {
+    throw new TypeError("tickettool: an option in seconds is not a finite number");
+  }
 }
 
 function decodeDischarges(texts: string[]): UnverifiedDischarge[] {

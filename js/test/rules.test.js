@@ -95,3 +95,15 @@ test("JSON names that collide after unescaping are refused; private JWK members 
   assert.notEqual(parseJWK(p(JSON.stringify(jwk))), null);
   assert.equal(parseJWK(p(JSON.stringify({ ...jwk, k: null }))), null);
 });
+
+test("a time or setting that is not a finite number is refused before anything is decided", async () => {
+  const v = file.vectors.find((x) => x.name === "hmac/three-blocks");
+  const keys = keyring(lib, file, v.keyring);
+  const req = request(lib, v.requests[0]);
+  assert.equal((await lib.verify(v.ticket, keys, {}, req)).decision, "allowed");
+  await assert.rejects(lib.verify(v.ticket, keys, {}, { ...req, now: NaN }), TypeError);
+  await assert.rejects(lib.verify(v.ticket, keys, {}, { ...req, now: new Date("x") }), TypeError);
+  await assert.rejects(lib.verify(v.ticket, keys, { maxLifetimeSeconds: NaN }, req), TypeError);
+  await assert.rejects(lib.verify(v.ticket, keys, { skewSeconds: Infinity }, req), TypeError);
+  await assert.rejects(lib.verify(v.ticket, keys, { dpop: { maxAgeSeconds: NaN } }, req), TypeError);
+});
