@@ -25,8 +25,43 @@ export function bindingCode(b: Uint8Array): string {
   return s.slice(0, 5) + "-" + s.slice(5, 10);
 }
 
-export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarge[], r: CheckRequest, nowS: number, skew: number,
-  now: number, revoked: Set<string>, lastHolder: Uint8Array | null, d: Decision): Promise<void> {
+/** What step 6a checks discharges against. */
+export interface ApprovalContext {
+  request: CheckRequest;
+  nowS: number; // the request time in whole seconds
+  skew: number; // the verifier's skew in whole seconds
+  now: number; // the request time in milliseconds
+  revoked: Set<string>;
+  holder: Uint8Array | null; // the ticket's last holder caveat
+}
+
+type Refuse = (kind: number | bigint | null, why: string) => void;
+
+// checkDischarge is sub-steps 4 to 6 of step 6a for a discharge whose
+// signature verified: every failure is reported, in order.
+function checkDischarge(x: UnverifiedDischarge, did: string, ctx: ApprovalContext, refuse: Refuse, revoked: () => void): void {
+  const { request, nowS, skew, now } = ctx;
+  const until = x.caveats.find((c) => c.kind === KIND.until)!;
+  const nbf = x.caveats.find((c) => c.kind === KIND.nbf);
+  if (!caveatHolds(until, request, nowS, skew)) refuse(KIND.until, "discharge expired");
+  if (nbf && !caveatHolds(nbf, request, nowS, skew)) refuse(KIND.nbf, "discharge not yet valid");
+  if ((until.value as number) * 1000 - now > 24 * 3600 * 1000) refuse(KIND.until, "discharge lives too long");
+  for (const c of x.caveats) {
+    if (c.kind === KIND.until || c.kind === KIND.nbf) continue;
+    const holds = c.kind === KIND.holder
+      ? ctx.holder !== null && equalBytes(ctx.holder, c.value as Uint8Array)
+      : caveatHolds(c, request, nowS, skew);
+    if (!holds) refuse(c.kind, `discharge caveat ${kindName(c.kind)} does not hold`);
+  }
+  if (ctx.revoked.has(did)) revoked();
+}
+
+/**
+ * Step 6a of FORMAT.md §7: each approval caveat's discharge, then the
+ * discharges that match no approval. Used discharges go to d.approvals and
+ * their budgets after the ticket's.
+ */
+export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarge[], ctx: ApprovalContext, d: Decision): Promise<void> {
   const binds: Uint8Array[] = [];
   const used: Budget[] = [];
   for (let j = 0; j < t.blocks.length; j++) {
@@ -36,7 +71,7 @@ export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarg
     const bind = await binding(t, j);
     binds.push(bind);
     const matches = ds.map((x, n) => ({ x, n })).filter(({ x }) => equalBytes(x.binding, bind));
-    const refuse = (kind: number | null, why: string) => d.refusals.push(refusal("approval", j, kind, why));
+    const refuse: Refuse = (kind, why) => d.refusals.push(refusal("approval", j, kind, why));
     if (matches.length === 0) {
       const at = a.location !== undefined ? ` at ${a.location}` : "";
       refuse(KIND.approval, `approval required from ${a.keyId}${at} (code ${bindingCode(bind)})`);
@@ -57,19 +92,7 @@ export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarg
     }
     const did = hex(await sha256(concat(L_ID, x.signature)));
     const before = d.refusals.length;
-    const until = x.caveats.find((c) => c.kind === KIND.until)!;
-    const nbf = x.caveats.find((c) => c.kind === KIND.nbf);
-    if (!caveatHolds(until, r, nowS, skew)) refuse(KIND.until, "discharge expired");
-    if (nbf && !caveatHolds(nbf, r, nowS, skew)) refuse(KIND.nbf, "discharge not yet valid");
-    if ((until.value as number) * 1000 - now > 24 * 3600 * 1000) refuse(KIND.until, "discharge lives too long");
-    for (const c of x.caveats) {
-      if (c.kind === KIND.until || c.kind === KIND.nbf) continue;
-      const holds = c.kind === KIND.holder
-        ? lastHolder !== null && equalBytes(lastHolder, c.value as Uint8Array)
-        : caveatHolds(c, r, nowS, skew);
-      if (!holds) refuse(c.kind as number, `discharge caveat ${kindName(c.kind)} does not hold`);
-    }
-    if (revoked.has(did)) d.refusals.push(refusal("revoked", j, KIND.approval, "discharge revoked"));
+    checkDischarge(x, did, ctx, refuse, () => d.refusals.push(refusal("revoked", j, KIND.approval, "discharge revoked")));
     if (d.refusals.length === before) {
       d.approvals.push({ block: j, key_id: a.keyId, discharge: n, id: did });
       used.push(...budgetsOf(x.caveats, j, did, n));

@@ -34,7 +34,6 @@ export interface Caveat {
   value: string[] | bigint | number | Amount | string | Uint8Array | Approval | Item;
 }
 
-const MAX_U64 = (1n << 64n) - 1n;
 export const MAX_INSTANT = 253402300799n;
 
 const TOOL_PART = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -280,4 +279,3 @@ export function narrows(c: Caveat, e: Caveat): boolean {
   }
 }
 
-export { MAX_U64 };

@@ -1,7 +1,7 @@
 // The chain (spec/FORMAT.md §4.1, §4.2; §7 step 2) and attenuation (§4.4,
 // §7 step 3, CAVEATS.md "Narrowing").
 
-import { concat, equalBytes, equalConstantTime } from "./bytes.js";
+import { b64urlEncode, concat, equalBytes, equalConstantTime } from "./bytes.js";
 import { type Caveat, KIND, narrows } from "./caveats.js";
 import { ed25519PublicFromSeed, ed25519Verify } from "./crypto.js";
 import { type Refusal, refusal } from "./decision.js";
@@ -10,7 +10,6 @@ import { holderVerify, parseJWK, thumbprint } from "./jwk.js";
 import { L_EBLOCK, L_ESEAL, L_HBLOCK, L_HSEAL, L_ID, L_KEY, L_REBIND } from "./labels.js";
 import { type HMACKey, hmacSync, hmacWith, sha256Sync } from "./sha256.js";
 import type { UnverifiedTicket } from "./ticket.js";
-import { b64urlEncode } from "./bytes.js";
 
 export interface Chain { ids: Uint8Array[] }
 

@@ -177,7 +177,7 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
   const skew = Math.max(0, Math.floor(o.skewSeconds ?? 0));
   checkCaveats(t, req ?? {}, nowS, skew, req === undefined, d);
   if (req === undefined) return finish();
-  if (ds.length > 0 || s.approvals) await checkApprovals(t, ds, req, nowS, skew, now, revoked, s.holder, d);
+  if (ds.length > 0 || s.approvals) await checkApprovals(t, ds, { request: req, nowS, skew, now, revoked, holder: s.holder }, d);
   if (s.holder !== null) {
     const why = await checkDPoP(req.dpop, text, s.holder, now, o.dpop ?? {}, (jti) => (d.jti = jti));
     if (why !== null) d.refusals.push(refusal("dpop", s.holderBlock, KIND.holder, why));
