@@ -15,20 +15,30 @@ export function b64urlDecode(s: string, strict = true): Uint8Array | null {
   const n = s.length;
   if (n % 4 === 1) return null;
   const out = new Uint8Array(Math.floor((n * 3) / 4));
-  let acc = 0, bits = 0, o = 0;
-  for (let i = 0; i < n; i++) {
+  const at = (i: number): number => {
     const c = s.charCodeAt(i);
-    const v = c < 128 ? B64_INDEX[c] : -1;
-    if (v < 0) return null;
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 0xff;
-    }
-    acc &= (1 << bits) - 1;
+    return c < 128 ? B64_INDEX[c] : -1;
+  };
+  let i = 0, o = 0;
+  // Whole groups of four characters: 24 bits, three bytes.
+  for (; i + 4 <= n; i += 4) {
+    const a = at(i), b = at(i + 1), c = at(i + 2), d = at(i + 3);
+    if ((a | b | c | d) < 0) return null;
+    const v = (a << 18) | (b << 12) | (c << 6) | d;
+    out[o++] = v >> 16;
+    out[o++] = (v >> 8) & 0xff;
+    out[o++] = v & 0xff;
   }
-  if (strict && acc !== 0) return null;
+  // The last two or three characters: one or two bytes and unused bits.
+  if (i < n) {
+    const a = at(i), b = at(i + 1), c = i + 2 < n ? at(i + 2) : 0;
+    if ((a | b | c) < 0) return null;
+    const v = (a << 18) | (b << 12) | (c << 6);
+    out[o++] = v >> 16;
+    if (i + 2 < n) out[o++] = (v >> 8) & 0xff;
+    const unused = i + 2 < n ? v & 0xff : v & 0xffff;
+    if (strict && unused !== 0) return null;
+  }
   return out;
 }
 
@@ -67,15 +77,21 @@ export function base32(b: Uint8Array): string {
   return s;
 }
 
-const HEX_DIGITS = "0123456789abcdef";
+// Each byte's two lowercase hex digits, as ASCII codes.
+const HEX_CODES = new Uint8Array(512);
+for (let i = 0; i < 256; i++) {
+  HEX_CODES[2 * i] = "0123456789abcdef".charCodeAt(i >> 4);
+  HEX_CODES[2 * i + 1] = "0123456789abcdef".charCodeAt(i & 15);
+}
+const asciiDecoder = new TextDecoder();
 
 export function hex(b: Uint8Array): string {
-  const codes = new Array<number>(b.length * 2);
+  const c = new Uint8Array(b.length * 2);
   for (let i = 0; i < b.length; i++) {
-    codes[2 * i] = HEX_DIGITS.charCodeAt(b[i] >> 4);
-    codes[2 * i + 1] = HEX_DIGITS.charCodeAt(b[i] & 15);
+    c[2 * i] = HEX_CODES[2 * b[i]];
+    c[2 * i + 1] = HEX_CODES[2 * b[i] + 1];
   }
-  return String.fromCharCode.apply(null, codes);
+  return asciiDecoder.decode(c);
 }
 
 /** Decodes lowercase or uppercase hex; null when it is not hex. */

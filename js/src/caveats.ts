@@ -42,8 +42,9 @@ const AUD = /^[A-Za-z0-9._:\/-]{1,128}$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function validTool(s: string): boolean {
-  const parts = s.split("/");
-  return parts.length <= 2 && parts.every((p) => TOOL_PART.test(p));
+  const slash = s.indexOf("/");
+  if (slash < 0) return TOOL_PART.test(s);
+  return TOOL_PART.test(s.slice(0, slash)) && TOOL_PART.test(s.slice(slash + 1));
 }
 
 function validPathPrefix(s: string): boolean {

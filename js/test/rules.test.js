@@ -71,6 +71,18 @@ test("base64url is strict where Node's Buffer is lenient", () => {
     assert.equal(b64urlDecode(bad), null, bad);
   }
   assert.equal(Buffer.from("AQ I=", "base64url").length > 0, true); // what the rule guards against
+  for (let n = 0; n < 100; n++) {
+    const b = globalThis.crypto.getRandomValues(new Uint8Array(n));
+    const text = Buffer.from(b).toString("base64url");
+    assert.deepEqual(b64urlDecode(text), b, text);
+    if (n % 3 !== 0) {
+      // The same text with unused bits set: refused, or ignored when not strict.
+      const last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(text.at(-1));
+      const bumped = text.slice(0, -1) + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[last + 1];
+      assert.equal(b64urlDecode(bumped), null, bumped);
+      assert.deepEqual(b64urlDecode(bumped, false), b, bumped);
+    }
+  }
 });
 
 test("the CBOR reader refuses what core deterministic encoding and FORMAT.md §1 refuse", () => {
