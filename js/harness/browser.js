@@ -75,16 +75,23 @@ const port = server.address().port;
 const profile = mkdtempSync(join(tmpdir(), "tickettool-chromium-"));
 const child = spawn(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-  `--user-data-dir=${profile}`, "--remote-debugging-port=0", `http://127.0.0.1:${port}/`], { stdio: ["ignore", "ignore", "pipe"] });
+  `--user-data-dir=${profile}`, "--remote-debugging-port=0", `http://127.0.0.1:${port}/`],
+  // Its own process group, so that stopping it stops its helper processes too.
+  { stdio: ["ignore", "ignore", "pipe"], detached: true });
 let stderr = "";
 child.stderr.on("data", (c) => (stderr += c));
 const exited = new Promise((r) => child.on("exit", (code) => r(code)));
 const timeout = new Promise((r) => setTimeout(() => r({ error: "no report within 120 s" }), 120000));
 const result = await Promise.race([reported, timeout, exited.then((code) => ({ error: `browser exited (${code}) before reporting` }))]);
-child.kill();
+try {
+  process.kill(-child.pid, "SIGTERM");
+} catch {
+  // already gone
+}
 await exited;
 server.close();
-rmSync(profile, { recursive: true, force: true });
+// A helper may still be writing to the profile for a moment.
+rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 
 if (result.error) {
   console.error(`browser run: ${result.error}\n${stderr.slice(-2000)}`);
