@@ -2,6 +2,7 @@ package spec_test
 
 import (
 	"bufio"
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -26,8 +27,8 @@ import (
 // (js/): random and mutated tickets and requests, built from the vectors'
 // (valid ones, one field changed, bytes flipped, blocks re-encoded and
 // re-signed under the vector's HMAC key so that the chain still verifies,
-// blocks dropped, reordered or duplicated) and random HMAC chains of
-// random caveats, narrowing or not, decided by the Go verifier and
+// blocks dropped, reordered or duplicated) and random HMAC and Ed25519
+// chains of random caveats, narrowing or not, decided by the Go verifier and
 // by one long-lived node process running the built package; any
 // disagreement fails. TICKETTOOL_JSDIFF_CASES sets the number of cases
 // (default 4000) and TICKETTOOL_JSDIFF_SEED the seed. Without node or a
@@ -89,7 +90,11 @@ func TestJSVerifierAgrees(t *testing.T) {
 		}
 		counts[want.Expect]++
 		if c.Vector.Name == "random" {
-			counts["random chain: "+want.Expect]++
+			what := want.Expect
+			if len(want.Refusals) > 0 {
+				what = "refused:" + want.Refusals[0].Check
+			}
+			counts["random "+c.Vector.Keyring[0]+" chain: "+what]++
 		}
 		for _, x := range want.Refusals {
 			counts["refused:"+x.Check]++
@@ -136,6 +141,7 @@ type mutator struct {
 	seeds [][2]int // vector, request
 	pool  []vecgen.Request
 	root  *key.Signing // root-h, for random chains
+	rootE *key.Signing // root-e
 }
 
 func newMutator(t *testing.T, f *vecgen.File, seed uint64) *mutator {
@@ -146,6 +152,10 @@ func newMutator(t *testing.T, f *vecgen.File, seed uint64) *mutator {
 		t.Fatal(err)
 	}
 	m.root = root
+	eseed, _ := hex.DecodeString(f.Keys["root-e"].Seed)
+	if m.rootE, err = key.NewEd25519("root-e", ed25519.NewKeyFromSeed(eseed)); err != nil {
+		t.Fatal(err)
+	}
 	for i, v := range f.Vectors {
 		if len(v.Requests) == 0 {
 			m.seeds = append(m.seeds, [2]int{i, -1})
@@ -219,42 +229,108 @@ var caveatTexts = []string{
 }
 
 // random mints a chain of 1 to 5 blocks of random caveats (narrowing or
-// not) under root-h: block 0 as minted, later blocks {4: caveats} cut
-// from other mints, all re-signed (FORMAT.md §4.1).
+// not) under root-h or root-e: block 0 as minted, later blocks cut from
+// other mints, all re-signed (FORMAT.md §4.1, §4.2); an Ed25519 chain has
+// fresh next keys, and now and then one damaged signature.
 func (m *mutator) random() *vecgen.Vector {
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ed := m.pick(2) == 0
+	root, id := m.root, "root-h"
+	if ed {
+		root, id = m.rootE, "root-e"
+	}
 	var blocks [][]byte
 	for i := m.pick(5); i >= 0; i-- {
-		var texts []string
-		seen := map[string]bool{}
-		for k := m.pick(4); k > 0; k-- {
-			c := caveatTexts[m.pick(len(caveatTexts))]
-			if kind, _, _ := strings.Cut(c, "="); !seen[kind] {
-				seen[kind] = true
-				texts = append(texts, c)
-			}
-		}
-		cs, err := caveat.ParseAll(texts, now)
-		if err != nil {
+		b0 := m.mintBlock(root)
+		if b0 == nil {
 			return nil
 		}
-		tk, err := token.Mint(m.root, cs, nil)
-		if err != nil {
-			return nil
+		if ed {
+			b0 = b0[:len(b0)-35] // field 5, the next key, is set below
 		}
-		b0 := tk.UnverifiedBlocks()[0].Bytes()
 		if blocks == nil {
 			blocks = append(blocks, b0)
 			continue
 		}
-		// Block 0 is a4 01 01 02 <key id> 03 50 <16 bytes> 04 <caveats>.
-		cut := 4 + 1 + len("root-h") + 2 + 16 + 1
-		blocks = append(blocks, append([]byte{0xa1, 0x04}, b0[cut:]...))
+		// Block 0 is a4|a5 01 0m 02 <key id> 03 50 <16 bytes> 04 <caveats> [05 ...].
+		cut := 4 + 1 + len(id) + 2 + 16 + 1
+		head := byte(0xa1)
+		if ed {
+			head = 0xa2
+		}
+		blocks = append(blocks, append([]byte{head, 0x04}, b0[cut:]...))
 	}
-	secret, _ := hex.DecodeString(m.f.Keys["root-h"].Secret)
-	data := hmacTicket(secret, blocks, m.pick(4) == 0)
-	return &vecgen.Vector{Name: "random", Keyring: []string{"root-h"}, TicketHex: hex.EncodeToString(data),
+	sealed := m.pick(4) == 0
+	var data []byte
+	if ed {
+		data = m.ed25519Ticket(blocks, sealed)
+	} else {
+		secret, _ := hex.DecodeString(m.f.Keys["root-h"].Secret)
+		data = hmacTicket(secret, blocks, sealed)
+	}
+	return &vecgen.Vector{Name: "random", Keyring: []string{id}, TicketHex: hex.EncodeToString(data),
 		Ticket: "tkt1_" + b64.EncodeToString(data)}
+}
+
+// mintBlock mints a ticket of up to three random caveats (one per kind)
+// and returns its block 0, or nil when the caveats do not mint.
+func (m *mutator) mintBlock(root *key.Signing) []byte {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var texts []string
+	seen := map[string]bool{}
+	for k := m.pick(4); k > 0; k-- {
+		c := caveatTexts[m.pick(len(caveatTexts))]
+		if kind, _, _ := strings.Cut(c, "="); !seen[kind] {
+			seen[kind] = true
+			texts = append(texts, c)
+		}
+	}
+	cs, err := caveat.ParseAll(texts, now)
+	if err != nil {
+		return nil
+	}
+	tk, err := token.Mint(root, cs, nil)
+	if err != nil {
+		return nil
+	}
+	return tk.UnverifiedBlocks()[0].Bytes()
+}
+
+// ed25519Ticket gives each block (without field 5) a fresh next key and
+// signs the chain under root-e (FORMAT.md §4.2).
+func (m *mutator) ed25519Ticket(blocks [][]byte, sealed bool) []byte {
+	seed, _ := hex.DecodeString(m.f.Keys["root-e"].Seed)
+	priv := ed25519.NewKeyFromSeed(seed)
+	var sigs [][]byte
+	prev := []byte{}
+	for i := range blocks {
+		kseed := make([]byte, 32)
+		for j := range kseed {
+			kseed[j] = byte(m.rng.Uint32())
+		}
+		next := ed25519.NewKeyFromSeed(kseed)
+		b := append(append(append([]byte{}, blocks[i]...), 0x05, 0x58, 0x20), next.Public().(ed25519.PublicKey)...)
+		blocks[i] = b
+		sig := ed25519.Sign(priv, append(append([]byte("tickettool/v1 ed25519 block\x00"), prev...), b...))
+		sigs = append(sigs, sig)
+		prev, priv = sig, next
+	}
+	if m.pick(8) == 0 {
+		sigs[m.pick(len(sigs))][m.pick(64)] ^= 1 << m.pick(8)
+	}
+	out := []byte{0xa4, 0x01, 0x01, 0x02}
+	out = cborHead(out, 4, len(blocks))
+	for _, b := range blocks {
+		out = append(cborHead(out, 2, len(b)), b...)
+	}
+	out = cborHead(append(out, 0x03), 4, len(sigs))
+	for _, sg := range sigs {
+		out = append(append(out, 0x58, 0x40), sg...)
+	}
+	if sealed {
+		seal := ed25519.Sign(priv, append([]byte("tickettool/v1 ed25519 seal\x00"), prev...))
+		return append(append(out, 0x05, 0x58, 0x40), seal...)
+	}
+	return append(append(out, 0x04, 0x58, 0x20), priv.Seed()...)
 }
 
 func (m *mutator) options(v *vecgen.Vector) {
