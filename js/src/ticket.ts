@@ -58,13 +58,13 @@ export function decodeText(text: string, prefix: string, maxBytes: number, what:
 
 // fields reads a map of the format's fields: unsigned integer keys, each
 // one of allowed; anything else is an unknown field.
-function fields(it: Item, allowed: readonly number[], what: string): Map<number, Item> {
+function fields(it: Item, allowed: readonly number[], what: string): Array<Item | undefined> {
   if (it.t !== 5) throw new Malformed(`${what}: not a map`);
-  const out = new Map<number, Item>();
+  const out = new Array<Item | undefined>(8);
   for (const [k, v] of it.m) {
-    const n = k.t === 0 && k.v < 64n ? Number(k.v) : -1;
+    const n = k.t === 0 && k.v < 8n ? Number(k.v) : -1;
     if (!allowed.includes(n)) throw new Malformed(`${what}: unknown field`);
-    out.set(n, v);
+    out[n] = v;
   }
   return out;
 }
@@ -74,9 +74,9 @@ const BLOCK_FIELDS = TICKET_FIELDS;
 const DISCHARGE_FIELDS = [1, 2, 3] as const;
 const DBLOCK_FIELDS = [2, 3, 4, 7] as const;
 
-function bstr(it: Item | undefined, what: string, sizes?: number[]): Uint8Array {
+function bstr(it: Item | undefined, what: string, size?: number): Uint8Array {
   if (it === undefined || it.t !== 2) throw new Malformed(`${what}: not a byte string`);
-  if (sizes && !sizes.includes(it.b.length)) throw new Malformed(`${what}: wrong length`);
+  if (size !== undefined && it.b.length !== size) throw new Malformed(`${what}: not ${size} bytes`);
   return it.b;
 }
 
@@ -92,27 +92,27 @@ function caveatsOf(it: Item | undefined, what: string): Caveat[] {
 function decodeBlock(bytes: Uint8Array, i: number, mode: number): Block {
   const what = `block ${i}`;
   const f = fields(decodeCBOR(bytes, what), BLOCK_FIELDS, what);
-  const b: Block = { bytes, caveats: caveatsOf(f.get(4), what) };
+  const b: Block = { bytes, caveats: caveatsOf(f[4], what) };
   if (i === 0) {
-    const m = f.get(1), k = f.get(2);
+    const m = f[1], k = f[2];
     if (m?.t !== 0 || (m.v !== 1n && m.v !== 2n)) throw new Malformed(`${what}: mode missing or unknown`);
     b.mode = Number(m.v);
     if (k?.t !== 3 || !validKeyId(k.s, false)) throw new Malformed(`${what}: key id missing or invalid`);
     b.keyId = k.s;
-    b.ticketId = bstr(f.get(3), `${what}: ticket id`, [16]);
-    if (f.has(6)) throw new Malformed(`${what}: holder JWK in block 0`);
-  } else if (f.has(1) || f.has(2) || f.has(3)) {
+    b.ticketId = bstr(f[3], `${what}: ticket id`, 16);
+    if (f[6] !== undefined) throw new Malformed(`${what}: holder JWK in block 0`);
+  } else if ((f[1] !== undefined) || (f[2] !== undefined) || (f[3] !== undefined)) {
     throw new Malformed(`${what}: mode, key id or ticket id after block 0`);
   }
   const m0 = i === 0 ? b.mode! : mode;
   if (m0 === MODE_ED25519) {
-    b.nextKey = bstr(f.get(5), `${what}: next key`, [32]);
+    b.nextKey = bstr(f[5], `${what}: next key`, 32);
     if (isSmallOrder(b.nextKey)) throw new Malformed(`${what}: next key of small order`);
-  } else if (f.has(5)) {
+  } else if (f[5] !== undefined) {
     throw new Malformed(`${what}: next key in HMAC mode`);
   }
-  if (f.has(6)) {
-    b.holderJWK = bstr(f.get(6), `${what}: holder JWK`);
+  if (f[6] !== undefined) {
+    b.holderJWK = bstr(f[6], `${what}: holder JWK`);
     if (b.holderJWK.length === 0) throw new Malformed(`${what}: empty holder JWK`);
     if (!b.caveats.some((c) => c.kind === KIND.holder)) throw new Malformed(`${what}: holder JWK without a holder caveat`);
   }
@@ -123,27 +123,27 @@ function decodeBlock(bytes: Uint8Array, i: number, mode: number): Block {
 export function decodeTicket(bytes: Uint8Array): UnverifiedTicket {
   if (bytes.length > MAX_TICKET) throw new Malformed("ticket over 65536 bytes");
   const f = fields(decodeCBOR(bytes, "ticket"), TICKET_FIELDS, "ticket");
-  const v = f.get(1);
+  const v = f[1];
   if (v?.t !== 0 || v.v !== 1n) throw new Malformed("ticket: version is not 1");
-  const bl = f.get(2);
+  const bl = f[2];
   if (bl?.t !== 4 || bl.a.length < 1 || bl.a.length > MAX_BLOCKS) throw new Malformed("ticket: blocks not 1 to 32");
   const blocks: Block[] = [];
   bl.a.forEach((it, i) => blocks.push(decodeBlock(bstr(it, `block ${i}`), i, blocks[0]?.mode ?? 0)));
   const mode = blocks[0].mode!;
   const t: UnverifiedTicket = { bytes, blocks, holderSigs: new Map() };
-  if (f.has(4) === f.has(5)) throw new Malformed("ticket: not exactly one of tail and seal");
+  if ((f[4] !== undefined) === (f[5] !== undefined)) throw new Malformed("ticket: not exactly one of tail and seal");
   if (mode === MODE_ED25519) {
-    const s = f.get(3);
+    const s = f[3];
     if (s?.t !== 4 || s.a.length !== blocks.length) throw new Malformed("ticket: not one signature per block");
-    t.signatures = s.a.map((x) => bstr(x, "ticket: signature", [64]));
-    if (f.has(4)) t.tail = bstr(f.get(4), "ticket: tail", [32]);
-    else t.seal = bstr(f.get(5), "ticket: seal", [64]);
+    t.signatures = s.a.map((x) => bstr(x, "ticket: signature", 64));
+    if (f[4] !== undefined) t.tail = bstr(f[4], "ticket: tail", 32);
+    else t.seal = bstr(f[5], "ticket: seal", 64);
   } else {
-    if (f.has(3)) throw new Malformed("ticket: signatures in HMAC mode");
-    if (f.has(4)) t.tail = bstr(f.get(4), "ticket: tail", [32]);
-    else t.seal = bstr(f.get(5), "ticket: seal", [32]);
+    if (f[3] !== undefined) throw new Malformed("ticket: signatures in HMAC mode");
+    if (f[4] !== undefined) t.tail = bstr(f[4], "ticket: tail", 32);
+    else t.seal = bstr(f[5], "ticket: seal", 32);
   }
-  const hs = f.get(6);
+  const hs = f[6];
   if (hs !== undefined) {
     if (hs.t !== 5 || hs.m.length === 0) throw new Malformed("ticket: holder signatures not a non-empty map");
     for (const [k, s] of hs.m) {
@@ -172,19 +172,19 @@ export function decodeDischargeText(text: string, index?: number): UnverifiedDis
     const bytes = decodeText(text, "dis1_", MAX_DISCHARGE, "discharge");
     if (bytes.length > MAX_DISCHARGE) throw new Malformed("discharge over 4096 bytes");
     const f = fields(decodeCBOR(bytes, "discharge"), DISCHARGE_FIELDS, "discharge");
-    const v = f.get(1);
+    const v = f[1];
     if (v?.t !== 0 || v.v !== 1n) throw new Malformed("discharge: version is not 1");
-    const block = bstr(f.get(2), "discharge: block");
-    const signature = bstr(f.get(3), "discharge: signature", [64]);
+    const block = bstr(f[2], "discharge: block");
+    const signature = bstr(f[3], "discharge: signature", 64);
     const bf = fields(decodeCBOR(block, "discharge block"), DBLOCK_FIELDS, "discharge block");
-    const k = bf.get(2);
+    const k = bf[2];
     if (k?.t !== 3 || !validKeyId(k.s, true)) throw new Malformed("discharge block: key id missing or invalid");
-    const nonce = bstr(bf.get(3), "discharge block: nonce", [16]);
-    const caveats = caveatsOf(bf.get(4), "discharge block");
+    const nonce = bstr(bf[3], "discharge block: nonce", 16);
+    const caveats = caveatsOf(bf[4], "discharge block");
     if (caveats.length === 0) throw new Malformed("discharge block: no caveats");
     if (!caveats.some((c) => c.kind === KIND.until)) throw new Malformed("discharge block: no until caveat");
     if (caveats.some((c) => c.kind === KIND.approval)) throw new Malformed("discharge block: an approval caveat");
-    const binding = bstr(bf.get(7), "discharge block: binding", [32]);
+    const binding = bstr(bf[7], "discharge block: binding", 32);
     return { bytes, block, keyId: k.s, nonce, caveats, binding, signature };
   } catch (e) {
     if (e instanceof Malformed && index !== undefined) throw new Malformed(`discharge ${index}: ${e.message.replace(/^tickettool: malformed: /, "")}`, index);
