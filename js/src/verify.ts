@@ -124,27 +124,34 @@ function checkCaveats(t: UnverifiedTicket, r: CheckRequest, nowS: number, skew: 
 }
 
 // checkKeyAndChain is FORMAT.md §7 step 2: the refusal, or the block ids.
-async function checkKeyAndChain(t: UnverifiedTicket, keys: Keyring, o: Options): Promise<Refusal | Uint8Array[]> {
+// An HMAC chain is checked without waiting (a promise only for Ed25519).
+function checkKeyAndChain(t: UnverifiedTicket, keys: Keyring, o: Options): Refusal | Uint8Array[] | Promise<Refusal | Uint8Array[]> {
   const b0 = t.blocks[0];
   const key = keys.get(b0.keyId!);
   if (key === undefined) return refusal("key", -1, null, `no key has id ${b0.keyId}`);
   if (o.modes !== undefined && !o.modes.includes(key.mode)) return refusal("key", -1, null, `the verifier does not accept ${key.mode} keys`);
   if ((key.mode === "hmac" ? MODE_HMAC : MODE_ED25519) !== b0.mode) return refusal("mode", 0, null, "block 0's mode is not the key's");
-  const chain = key.mode === "hmac" ? checkChainHMAC(t, keys.hmac(b0.keyId!)!) : await checkChainEd25519(t, key.public);
-  return "ids" in chain ? chain.ids : chain;
+  if (key.mode === "hmac") {
+    const chain = checkChainHMAC(t, keys.hmac(b0.keyId!)!);
+    return "ids" in chain ? chain.ids : chain;
+  }
+  return checkChainEd25519(t, key.public).then((chain) => ("ids" in chain ? chain.ids : chain));
 }
 
 // checkAttenuation is FORMAT.md §7 step 3: narrowing's rules, then the
 // rebinding signatures of the blocks before narrowing's first refusal, in
-// block order (see narrowing).
-async function checkAttenuation(t: UnverifiedTicket, ids: Uint8Array[]): Promise<Refusal | null> {
+// block order (see narrowing); a promise only when there are rebindings.
+function checkAttenuation(t: UnverifiedTicket, ids: Uint8Array[]): Refusal | null | Promise<Refusal | null> {
   const rebinds: Array<[number, Uint8Array | null]> = [];
   const first = narrowing(t, rebinds);
-  for (const [i, current] of rebinds) {
-    const r = await checkRebinding(t, i, current, ids);
-    if (r !== null) return r;
-  }
-  return first;
+  if (rebinds.length === 0) return first;
+  return (async () => {
+    for (const [i, current] of rebinds) {
+      const r = await checkRebinding(t, i, current, ids);
+      if (r !== null) return r;
+    }
+    return first;
+  })();
 }
 
 async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge[], keys: Keyring, o: Options,
@@ -156,12 +163,15 @@ async function decide(t: UnverifiedTicket, text: string, ds: UnverifiedDischarge
     else d.decision = d.refusals.length === 0 ? "allowed" : "refused";
     return d;
   };
-  const ids = await checkKeyAndChain(t, keys, o);
+  let chain = checkKeyAndChain(t, keys, o);
+  if (chain instanceof Promise) chain = await chain;
+  const ids = chain;
   if (!Array.isArray(ids)) return d.refusals.push(ids), finish();
   d.family_id = hex(t.blocks[0].ticketId!);
   d.block_ids = ids.map(hex);
   for (let i = 0; i < t.blocks.length; i++) d.budgets.push(...budgetsOf(t.blocks[i].caveats, i, d.block_ids[i]));
-  const att = t.blocks.length > 1 ? await checkAttenuation(t, ids) : null;
+  let att = checkAttenuation(t, ids);
+  if (att instanceof Promise) att = await att;
   if (att !== null) return d.refusals.push(att), finish();
   const revoked = new Set<string>();
   if (o.revoked !== undefined) for (const x of o.revoked) revoked.add(x.toLowerCase());
