@@ -1,0 +1,38 @@
+package dpophttp
+
+import "time"
+
+// Limits and defaults of the server side. All numeric policy of the
+// middleware lives here.
+const (
+	// DefaultMaxBodyBytes bounds a request body the middleware reads: a
+	// JSON body, whose args digest a ticket may constrain, and a form
+	// body, which must not carry a ticket (RFC 6750 §2.2 is refused).
+	// A larger body is refused with 413 before the ticket is checked.
+	DefaultMaxBodyBytes = 1 << 20
+
+	// MaxHeaderBytes bounds the Authorization, DPoP and discharge header
+	// values together; a larger request is malformed.
+	MaxHeaderBytes = 64 << 10
+
+	// DefaultNonceWindow is the length of one nonce window: a nonce is
+	// accepted in the window it was issued in and the next one, so for
+	// between one and two windows (RFC 9449 §8: the server decides).
+	DefaultNonceWindow = 2 * time.Minute
+
+	// MinNonceKeyBytes is the shortest nonce key New accepts.
+	MinNonceKeyBytes = 32
+
+	// DefaultHold is how long an allowed request's reservation waits for
+	// its handler to return; a handler that runs longer has it captured
+	// when the hold ends (a reservation whose outcome is unknown counts
+	// as spent).
+	DefaultHold = 2 * time.Minute
+
+	// DefaultStoreTimeout bounds one admission or settlement in the
+	// store; a store that does not answer in time refuses the request.
+	DefaultStoreTimeout = 5 * time.Second
+
+	// maxDescription bounds error_description, in bytes.
+	maxDescription = 512
+)
