@@ -90,7 +90,7 @@ func (e *Error) Challenges() []string {
 
 // Sanitize returns s in the character set RFC 6750 §3 allows in
 // error_description (printable ASCII without '"' and '\'), at most 512
-// bytes: '"' becomes '\'', '\' becomes '/', anything else outside it '?'.
+// bytes: '"' becomes '\”, '\' becomes '/', anything else outside it '?'.
 func Sanitize(s string) string {
 	var b strings.Builder
 	for _, c := range s {
