@@ -1,6 +1,12 @@
 package dpophttp
 
-import "time"
+import (
+	"time"
+
+	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
+)
 
 // Limits and defaults of the server side. All numeric policy of the
 // middleware lives here.
@@ -12,8 +18,10 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 
 	// MaxHeaderBytes bounds the Authorization, DPoP and discharge header
-	// values together; a larger request is malformed.
-	MaxHeaderBytes = 64 << 10
+	// values together: room for the longest ticket text, proof and
+	// discharges and their schemes and separators; a larger request is
+	// malformed.
+	MaxHeaderBytes = token.MaxTextBytes + dpop.MaxProofBytes + verify.MaxDischarges*(token.MaxDischargeTextBytes+2) + 64
 
 	// DefaultNonceWindow is the length of one nonce window: a nonce is
 	// accepted in the window it was issued in and the next one, so for

@@ -73,3 +73,7 @@ const (
 	// maxAnswerBytes bounds the answer read from the terminal.
 	maxAnswerBytes = 64
 )
+
+// proxyShutdownTimeout is how long a stopping proxy waits for the
+// requests in flight to finish and settle.
+const proxyShutdownTimeout = 30 * time.Second
