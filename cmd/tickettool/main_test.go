@@ -142,6 +142,9 @@ func TestScripts(t *testing.T) {
 			"charge":       cmdCharge,
 			"lockstore":    cmdLockStore,
 			"muteserver":   cmdMuteServer,
+			"upstream":     proxyCmds["upstream"],
+			"freeport":     proxyCmds["freeport"],
+			"httpreq":      proxyCmds["httpreq"],
 		},
 	})
 }
