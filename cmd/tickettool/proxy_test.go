@@ -339,3 +339,7 @@ func (p *proxyProc) log() string {
 	defer p.mu.Unlock()
 	return p.stderr.String()
 }
+
+func routeOf(pattern, tool string) dpophttp.Route {
+	return dpophttp.Route{Pattern: pattern, Tool: tool}
+}
