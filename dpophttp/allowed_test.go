@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -366,6 +367,11 @@ func TestApprovalMissing(t *testing.T) {
 func TestRevoked(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.Store = guard.NewMemoryStore() })
 	tk := f.mint(true, "tools=GET")
+	// Allowed first (so the ticket is prepared and kept), then revoked:
+	// revocation is checked on every request.
+	if w := f.do(f.request("GET", "/v1/a", tk, nil)); w.Code != 200 {
+		t.Fatalf("before revocation: %d %s", w.Code, w.Body)
+	}
 	pt, _ := token.Parse(tk)
 	if err := f.mw.guard.Revoke(context.Background(), pt, f.now); err != nil {
 		t.Fatal(err)
@@ -419,4 +425,26 @@ func readRecords(t *testing.T, path string) []chain.Record {
 		out = append(out, e.Record)
 	}
 	return out
+}
+
+// The prepared tickets are bounded: past MaxPreparedBytes the cache
+// starts over, and every ticket is still decided.
+func TestPreparedBounded(t *testing.T) {
+	f := newFixture(t, nil)
+	f.mw.cache.limit = 16 << 10
+	var texts []string
+	for i := range 40 {
+		texts = append(texts, f.mint(true, "tools=GET", fmt.Sprintf("intent=ticket %d %s", i, strings.Repeat("x", 900))))
+	}
+	for _, tk := range texts {
+		if w := f.do(f.request("GET", "/v1/a", tk, nil)); w.Code != 200 {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		if f.mw.cache.bytes > f.mw.cache.limit || len(f.mw.cache.m) > 12 {
+			t.Fatalf("cache holds %d bytes", f.mw.cache.bytes)
+		}
+	}
+	if w := f.do(f.request("GET", "/v1/a", texts[0]+"A", nil)); w.Code != 401 {
+		t.Fatalf("a text that is not canonical: %d", w.Code)
+	}
 }

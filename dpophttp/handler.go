@@ -35,11 +35,11 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 	if e != nil {
 		return nil, m.early(r, nil, e, now)
 	}
-	t, err := token.Parse(c.ticket)
-	if err != nil || t.String() != c.ticket {
+	p, err := m.prepare(c.ticket)
+	if err != nil {
 		return nil, m.early(r, nil, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken, Description: "the ticket is malformed"}, now)
 	}
-	bound := isBound(t)
+	t, bound := p.t, p.bound
 	switch {
 	case c.scheme == SchemeBearer && bound:
 		return nil, m.early(r, t, invalidToken("the ticket is bound to a holder key: send it with the DPoP scheme and a proof (RFC 9449 §7.2)"), now)
@@ -88,7 +88,7 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), m.opt.StoreTimeout)
 	defer cancel()
-	d, err := m.guard.Verify(ctx, t, req, now)
+	d, err := m.guard.VerifyPrepared(ctx, p.pt, req, now)
 	if err != nil {
 		if errors.Is(err, token.ErrMalformed) {
 			return nil, m.early(r, t, malformed("a discharge is malformed"), now)

@@ -41,6 +41,11 @@ const (
 	// store; a store that does not answer in time refuses the request.
 	DefaultStoreTimeout = 5 * time.Second
 
+	// MaxPreparedBytes bounds the ticket texts a middleware keeps
+	// prepared (their chains checked once), in bytes; a ticket longer
+	// than a sixteenth of it is checked on every request.
+	MaxPreparedBytes = 4 << 20
+
 	// maxDescription bounds error_description, in bytes.
 	maxDescription = 512
 )

@@ -30,8 +30,8 @@ func (m *Middleware) early(r *http.Request, t *token.Ticket, e *Error, now time.
 	// The ticket's ids only once its chain verified: a receipt names no
 	// ticket it cannot vouch for.
 	if t != nil {
-		if pt, err := m.guard.PrepareTicket(t); err == nil {
-			if d := pt.Validate(now); d.BlockIDs != nil {
+		if p, err := m.prepare(t.String()); err == nil {
+			if d := p.pt.Validate(now); d.BlockIDs != nil {
 				id := d.TicketID()
 				rec.Block, rec.FamilyID, rec.TicketID = len(d.BlockIDs)-1, d.FamilyID, id[:]
 			}

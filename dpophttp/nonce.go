@@ -3,13 +3,15 @@ package dpophttp
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tickettool/tickettool/dpop"
+	"github.com/tickettool/tickettool/internal/strictjson"
 )
 
 // NonceHeader is the response header that carries a server nonce (RFC
@@ -27,6 +29,13 @@ type nonces struct {
 	key    []byte
 	origin string
 	window time.Duration
+	last   atomic.Pointer[issued] // the latest window's nonce, computed once
+}
+
+// issued is the nonce of window i.
+type issued struct {
+	i     uint64
+	nonce string
 }
 
 func newNonces(key []byte, origin string, window time.Duration) *nonces {
@@ -57,8 +66,21 @@ func (n *nonces) mac(i uint64) []byte {
 	return h.Sum(nil)[:16]
 }
 
-// Current returns the nonce to hand out at now.
-func (n *nonces) current(now time.Time) string { return n.issue(n.index(now)) }
+// current returns the nonce to hand out at now.
+func (n *nonces) current(now time.Time) string { return n.of(n.index(now)) }
+
+// of returns the nonce of window i, from the cache when it is the latest
+// window's.
+func (n *nonces) of(i uint64) string {
+	if l := n.last.Load(); l != nil && l.i == i {
+		return l.nonce
+	}
+	s := n.issue(i)
+	if l := n.last.Load(); l == nil || l.i < i {
+		n.last.Store(&issued{i: i, nonce: s})
+	}
+	return s
+}
 
 // check reports whether s is a nonce of the current window (fresh) or of
 // the previous one (valid, but a fresh one is due).
@@ -71,7 +93,7 @@ func (n *nonces) check(s string, now time.Time) (valid, fresh bool) {
 	if i != cur && i+1 != cur {
 		return false, false
 	}
-	if !hmac.Equal(b[8:], n.mac(i)) {
+	if subtle.ConstantTimeCompare([]byte(s), []byte(n.of(i))) != 1 {
 		return false, false
 	}
 	return true, i == cur
@@ -80,26 +102,30 @@ func (n *nonces) check(s string, now time.Time) (valid, fresh bool) {
 // unverifiedNonce returns the nonce claim of a proof whose signature has
 // not been checked yet, or "". It only chooses which nonce the verifier
 // then demands (dpop.Expectations.Nonce): a proof whose signed claims
-// hold another nonce is refused there.
+// hold another nonce is refused there. The claims are read by the strict
+// scanner package dpop reads them with.
 func unverifiedNonce(proof string) string {
 	if len(proof) > dpop.MaxProofBytes {
 		return ""
 	}
-	parts := strings.Split(proof, ".")
-	if len(parts) != 3 {
+	_, rest, ok := strings.Cut(proof, ".")
+	payload, _, ok2 := strings.Cut(rest, ".")
+	if !ok || !ok2 {
 		return ""
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
+	b, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil || !strictjson.Object(b) {
 		return ""
 	}
-	var claims map[string]json.RawMessage
-	if json.Unmarshal(payload, &claims) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(claims["nonce"], &s) != nil {
-		return ""
-	}
-	return s
+	var nonce string
+	strictjson.EachMember(b, func(name, value []byte) bool {
+		if string(name) != "nonce" {
+			return true
+		}
+		if s, ok := strictjson.StringValue(value); ok {
+			nonce = string(s)
+		}
+		return false
+	})
+	return nonce
 }

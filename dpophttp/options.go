@@ -115,6 +115,7 @@ type Middleware struct {
 	nonce  *nonces
 	algs   string
 	logMu  sync.Mutex // one line at a time on Options.Log
+	cache  preparedCache
 }
 
 // New checks opts and returns a middleware.
@@ -156,6 +157,7 @@ func New(opts Options) (*Middleware, error) {
 		return nil, err // guard prefixes its errors
 	}
 	m := &Middleware{opt: opts, guard: g, public: pub, algs: algsOf(opts.Policy)}
+	m.cache.limit = MaxPreparedBytes
 	if err := m.compileRoutes(); err != nil {
 		return nil, err
 	}
