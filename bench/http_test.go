@@ -145,7 +145,8 @@ func proxyPairs(tb testing.TB, bs *binaries) []pair {
 		addr := startServer(tb, "tickettool proxy", nil, bs.static, "proxy", "--listen", "127.0.0.1:0", "--upstream", up.URL,
 			"--key", rootKey, "--store", s.loc, "--bearer", "--public-url", "http://api.example.com")
 		p := pair{group: groupHTTP, name: "`tickettool proxy` throughput, allowed HMAC bearer request (" + s.name + ", no receipts) ÷ a bare httputil.ReverseProxy",
-			a: barePair, b: clientSide("tickettool proxy ("+s.name+")", addr, tk), wall: true, speedup: true}
+			a: barePair, b: clientSide("tickettool proxy ("+s.name+")", addr, tk), wall: true, speedup: true,
+			batch: 250 * time.Millisecond}
 		if s.loc == "memory" {
 			p.target = &target{text: "≥ 0.7×", limit: 0.7, atLeast: true}
 		}
