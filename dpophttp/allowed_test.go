@@ -448,3 +448,20 @@ func TestPreparedBounded(t *testing.T) {
 		t.Fatalf("a text that is not canonical: %d", w.Code)
 	}
 }
+
+// A replaced error handler gets every refusal, with its status, code and
+// challenges, and writes what it likes.
+func TestErrorHandler(t *testing.T) {
+	var got *Error
+	f := newFixture(t, func(o *Options) {
+		o.ErrorHandler = func(w http.ResponseWriter, r *http.Request, e *Error) {
+			got = e
+			w.WriteHeader(418)
+		}
+	})
+	w := f.do(f.request("DELETE", "/v1/a", f.mint(true, "tools=GET"), nil))
+	if w.Code != 418 || got == nil || got.Status != 403 || got.Code != CodeInsufficientScope ||
+		len(got.Refusals) != 1 || len(got.Challenges()) != 1 || got.Error() != "dpophttp: insufficient_scope: "+got.Description {
+		t.Fatalf("status %d, error %+v", w.Code, got)
+	}
+}
