@@ -39,28 +39,13 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 	if err != nil {
 		return nil, m.early(r, nil, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken, Description: "the ticket is malformed"}, now)
 	}
-	t, bound := p.t, p.bound
-	switch {
-	case c.scheme == SchemeBearer && bound:
-		return nil, m.early(r, t, invalidToken("the ticket is bound to a holder key: send it with the DPoP scheme and a proof (RFC 9449 §7.2)"), now)
-	case c.scheme == SchemeBearer && !m.opt.AllowBearer:
-		return nil, m.early(r, t, invalidToken("this server accepts only tickets bound to a holder key, with the DPoP scheme"), now)
-	case c.scheme == SchemeDPoP && !bound:
-		return nil, m.early(r, t, invalidToken("the ticket is bound to no holder key: the DPoP scheme needs a bound ticket"), now)
-	case c.scheme == SchemeDPoP && c.proof == "":
-		return nil, m.early(r, t, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidProof, Description: "no DPoP proof: send one DPoP header"}, now)
+	t := p.t
+	if e := m.checkScheme(c, p.bound); e != nil {
+		return nil, m.early(r, t, e, now)
 	}
-	var nonce string
-	if c.scheme == SchemeDPoP && m.nonce != nil {
-		nonce = unverifiedNonce(c.proof)
-		valid, fresh := m.nonce.check(nonce, now)
-		if !valid || !fresh {
-			w.Header().Set(NonceHeader, m.nonce.current(now))
-		}
-		if !valid {
-			return nil, &Error{Status: http.StatusUnauthorized, Code: CodeUseNonce,
-				Description: "the DPoP proof must carry the nonce in the DPoP-Nonce header"}
-		}
+	nonce, e := m.checkNonce(w, c, now)
+	if e != nil {
+		return nil, e // a protocol step, not a decision: nothing recorded
 	}
 	htu, e := m.publicURL(r)
 	if e != nil {
@@ -108,6 +93,43 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 		st.holder = d.Proof.Thumbprint
 	}
 	return st, nil
+}
+
+// checkScheme refuses a ticket presented under the wrong scheme: a bound
+// one under Bearer (RFC 9449 §7.2), an unbound one under DPoP or where
+// Bearer is not accepted, and a DPoP ticket without a proof.
+func (m *Middleware) checkScheme(c *credentials, bound bool) *Error {
+	switch {
+	case c.scheme == SchemeBearer && bound:
+		return invalidToken("the ticket is bound to a holder key: send it with the DPoP scheme and a proof (RFC 9449 §7.2)")
+	case c.scheme == SchemeBearer && !m.opt.AllowBearer:
+		return invalidToken("this server accepts only tickets bound to a holder key, with the DPoP scheme")
+	case c.scheme == SchemeDPoP && !bound:
+		return invalidToken("the ticket is bound to no holder key: the DPoP scheme needs a bound ticket")
+	case c.scheme == SchemeDPoP && c.proof == "":
+		return &Error{Status: http.StatusUnauthorized, Code: CodeInvalidProof, Description: "no DPoP proof: send one DPoP header"}
+	}
+	return nil
+}
+
+// checkNonce returns the nonce of a DPoP proof when it is one this server
+// issued in the current or the previous window, and sets a fresh one in
+// the response when the proof's is not the current window's; a proof
+// without an acceptable nonce gets use_dpop_nonce (RFC 9449 §9).
+func (m *Middleware) checkNonce(w http.ResponseWriter, c *credentials, now time.Time) (string, *Error) {
+	if c.scheme != SchemeDPoP || m.nonce == nil {
+		return "", nil
+	}
+	nonce := unverifiedNonce(c.proof)
+	valid, fresh := m.nonce.check(nonce, now)
+	if !valid || !fresh {
+		w.Header().Set(NonceHeader, m.nonce.current(now))
+	}
+	if !valid {
+		return "", &Error{Status: http.StatusUnauthorized, Code: CodeUseNonce,
+			Description: "the DPoP proof must carry the nonce in the DPoP-Nonce header"}
+	}
+	return nonce, nil
 }
 
 func invalidToken(why string) *Error {
