@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
 )
 
 // Handler returns next behind the middleware: a request reaches next only
@@ -75,8 +77,9 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 	defer cancel()
 	d, err := m.guard.VerifyPrepared(ctx, p.pt, req, now)
 	if err != nil {
-		if errors.Is(err, token.ErrMalformed) {
-			return nil, m.early(r, t, malformed("a discharge is malformed"), now)
+		var de *verify.DischargeError
+		if errors.As(err, &de) || errors.Is(err, token.ErrMalformed) {
+			return nil, m.early(r, t, malformed("a discharge is malformed: "+strings.TrimPrefix(err.Error(), "verify: ")), now)
 		}
 		m.logf(r, "error", "the decision could not be recorded")
 		return nil, &Error{Status: http.StatusInternalServerError, Code: CodeServerError,

@@ -118,6 +118,9 @@ func TestApprovalMissing(t *testing.T) {
 	r = f.request("POST", "/v1/a", tk.String(), nil)
 	r.Header.Set(DischargeHeader, "dis1_AAAA")
 	checkRefusal(t, f.do(r), 400, CodeInvalidRequest, "discharge", false)
+	r = f.request("POST", "/v1/a", tk.String(), nil)
+	r.Header.Set(DischargeHeader, strings.Repeat(x.String()+",", 8)+x.String())
+	checkRefusal(t, f.do(r), 400, CodeInvalidRequest, "at most 8 discharges", false)
 }
 
 func TestRevoked(t *testing.T) {
