@@ -138,8 +138,12 @@ func runProxy(e *env, args []string) error {
 	logw := &prefixWriter{w: &lockedWriter{w: e.stderr}, prefix: "tickettool proxy: "}
 	cfg.opts.Log = logw
 	h, err := newProxyHandler(cfg)
-	if err != nil {
-		return fail(exitUsage, err)
+	if err != nil { // the options the flags gave: say what, without a package's prefix
+		msg := err.Error()
+		for _, p := range []string{"dpophttp: ", "guard: "} {
+			msg = strings.TrimPrefix(msg, p)
+		}
+		return fail(exitUsage, errors.New(msg))
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -191,7 +195,7 @@ type proxyConfig struct {
 func proxyConfigOf(upstream, authFile, listen, public string, trusted []string, routes, nonceKey string) (*proxyConfig, error) {
 	up, err := url.Parse(upstream)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" || up.RawQuery != "" || up.Fragment != "" {
-		return nil, usageErr("--upstream %s: want http:// or https:// and a host, without query or fragment", quoteArg(upstream))
+		return nil, usageErr("--upstream %s: want an http or https URL with a host, without query or fragment", quoteArg(upstream))
 	}
 	cfg := &proxyConfig{upstream: up}
 	if public == "" {
