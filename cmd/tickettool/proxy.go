@@ -40,7 +40,8 @@ caveats and approvals bind, is read first, at most 1 MiB).
 A request's tool is the name --routes gives its route, else its method;
 its op is the method in lower case; its path and URL are the public ones
 (--public-url, by default http://ADDR of --listen, followed by the
-request's path). FILE has one route per line, a net/http pattern and a
+request's path); aud caveats must name --aud, by default the public
+URL's host. FILE has one route per line, a net/http pattern and a
 tool name, '#' starting a comment:
 
   POST /v1/orders/{id}   orders.update
