@@ -15,9 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpop"
 	"github.com/tickettool/tickettool/dpophttp"
+	"github.com/tickettool/tickettool/internal/fixedkey"
 	"github.com/tickettool/tickettool/key"
+	"github.com/tickettool/tickettool/token"
 )
 
 // recorder is an upstream that records every request it gets, whole.
@@ -356,4 +359,49 @@ func (p *proxyProc) log() string {
 
 func routeOf(pattern, tool string) dpophttp.Route {
 	return dpophttp.Route{Pattern: pattern, Tool: tool}
+}
+
+// A discharge that allowed the request is not forwarded either.
+func TestProxyDischargeNeverUpstream(t *testing.T) {
+	k := newProxyKit(t)
+	c, rec := inProcessProxy(t, k, "", nil)
+	root, err := key.ReadSigningFile(k.rootKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead, err := key.Generate(key.Ed25519, "lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := caveat.Approver{KeyID: "lead", Nonce: [16]byte{7}}
+	copy(a.Key[:], fixedkey.Public(lead.Verifying()))
+	now := time.Now()
+	cs, err := caveat.ParseAll([]string{"tools=GET", "until=1h", "holder=" + k.holder.Thumbprint()}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := token.Mint(root, append(cs, must(caveat.NewApproval(a))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := tk.Binding(0)
+	x, err := token.Approve(lead, b, must(caveat.ParseAll([]string{"until=10m"}, now)), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func() (*http.Response, string) {
+		r := c.prepare(t, "GET", "/v1/a", tk.String(), "")
+		r.Header.Set(dpophttp.DischargeHeader, x.String())
+		return c.send(t, r)
+	}
+	res, body := send()
+	if res.StatusCode == 401 {
+		res, body = send()
+	}
+	if res.StatusCode != 200 {
+		t.Fatalf("with the discharge: %d %s", res.StatusCode, body)
+	}
+	if seen := rec.all(); strings.Contains(seen, x.String()[:20]) || strings.Contains(seen, dpophttp.DischargeHeader) {
+		t.Fatalf("the upstream saw the discharge:\n%s", seen)
+	}
 }
