@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -136,8 +137,11 @@ func runProxy(e *env, args []string) error {
 		}
 		defer cfg.opts.Receipts.Close()
 	}
-	logw := &prefixWriter{w: &lockedWriter{w: e.stderr}, prefix: "tickettool proxy: "}
-	cfg.opts.Log = logw
+	stderr := &lockedWriter{w: e.stderr}
+	logw := &prefixWriter{w: stderr, prefix: "tickettool proxy: "}
+	decisions := newBatchedLog(stderr)
+	defer decisions.Close()
+	cfg.opts.Log = &prefixWriter{w: decisions, prefix: "tickettool proxy: "}
 	h, err := newProxyHandler(cfg)
 	if err != nil { // the options the flags gave: say what, without a package's prefix
 		msg := err.Error()
@@ -153,13 +157,13 @@ func runProxy(e *env, args []string) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: *headerTimeout, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 1 << 20, ErrorLog: nil}
 	fmt.Fprintf(logw, "listening on %s, forwarding to %s\n", ln.Addr(), cfg.upstream.Redacted())
-	return serveProxy(e, srv, ln)
+	return serveProxy(e, srv, ln, decisions)
 }
 
 // serveProxy serves until SIGINT or SIGTERM, then stops accepting, waits
 // for the requests in flight (each settles as its handler returns) and
 // returns.
-func serveProxy(e *env, srv *http.Server, ln net.Listener) error {
+func serveProxy(e *env, srv *http.Server, ln net.Listener, decisions *batchedLog) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -180,6 +184,7 @@ func serveProxy(e *env, srv *http.Server, ln net.Listener) error {
 		if err != nil {
 			return fail(exitRefused, fmt.Errorf("stopped by %s; requests still in flight after %v were cut off: %w", name, proxyShutdownTimeout, err))
 		}
+		decisions.Close() // every decision's line before the last one
 		fmt.Fprintf(e.stderr, "tickettool proxy: stopped by %s; every request in flight was settled\n", name)
 		return nil
 	}
@@ -286,7 +291,7 @@ func upstreamAuth(path string) (string, error) {
 
 // prefixWriter starts every write (one log line) with prefix.
 type prefixWriter struct {
-	w      *lockedWriter
+	w      io.Writer
 	prefix string
 }
 
