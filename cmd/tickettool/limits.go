@@ -77,3 +77,6 @@ const (
 // proxyShutdownTimeout is how long a stopping proxy waits for the
 // requests in flight to finish and settle.
 const proxyShutdownTimeout = 30 * time.Second
+
+// proxyGCPercent is the proxy's GOGC when the environment sets none.
+const proxyGCPercent = 400
