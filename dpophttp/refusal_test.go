@@ -68,6 +68,12 @@ func TestRefusals(t *testing.T) {
 			r.Header.Set("Authorization", "DPoP eyJhbGciOi.x.y")
 			return r
 		}, 401, CodeInvalidToken, "not a ticket"},
+		{"tampered ticket", func() *http.Request {
+			b := []byte(bound)
+			i := len(b) - 20 // in the last block's tag
+			b[i] = map[bool]byte{true: 'B', false: 'A'}[b[i] == 'A']
+			return f.request("GET", "/v1/a", string(b), nil)
+		}, 401, CodeInvalidToken, ""},
 		{"another root key", func() *http.Request {
 			return f.request("GET", "/v1/a", f.mintWith(other, "tools=GET", "holder="+f.holder.Thumbprint()), nil)
 		}, 401, CodeInvalidToken, "chain"},
