@@ -33,7 +33,11 @@
 //  5. Decision: the guard (package guard, as the MCP guard and the hook
 //     use it) verifies the ticket and the proof, admits the request in
 //     the store in one atomic step (revocations, the proof's jti never
-//     used before, every budget reserved) and writes the receipt.
+//     used before, every budget reserved) and writes the receipt. A
+//     ticket's own checks (key, chain, narrowing) run once per ticket
+//     text (guard.PreparedTicket, kept for up to MaxPreparedBytes of
+//     text); revocation, expiry, the caveats and the proof are each
+//     request's.
 //  6. Settlement: the handler runs with the decision in its context
 //     ([FromContext]); when it returns (whatever it wrote, or by
 //     panicking) the reservation is captured, unless the handler called
