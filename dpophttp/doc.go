@@ -50,7 +50,8 @@
 // invalid_dpop_proof (a proof missing, invalid, replayed, or for
 // another method or URL), 401 use_dpop_nonce, 403 insufficient_scope (a
 // valid ticket whose caveats refuse the request), 400 invalid_request, 413
-// for a body over the limit, 503 when the store fails; and a JSON body
+// for a body over the limit, 408 for one too slow, 503 when the store
+// fails; and a JSON body
 // with error, error_description and the verifier's refusals.
 //
 // Receipts: one per decision and per settlement (the guard's), and one

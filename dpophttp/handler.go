@@ -53,7 +53,7 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 	if e != nil {
 		return nil, m.early(r, t, e, now)
 	}
-	body, e := m.readBody(r)
+	body, e := m.readBody(w, r)
 	if e != nil {
 		return nil, m.early(r, t, e, now)
 	}

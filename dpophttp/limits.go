@@ -17,6 +17,12 @@ const (
 	// A larger body is refused with 413 before the ticket is checked.
 	DefaultMaxBodyBytes = 1 << 20
 
+	// DefaultBodyTimeout bounds how long the middleware waits for a body
+	// it reads (JSON or form, DefaultMaxBodyBytes at most): a client that
+	// sends it slower is refused with 408, so it cannot hold a request
+	// open for ever before the ticket is checked.
+	DefaultBodyTimeout = 30 * time.Second
+
 	// MaxHeaderBytes bounds the Authorization, DPoP and discharge header
 	// values together: room for the longest ticket text, proof and
 	// discharges and their schemes and separators; a larger request is

@@ -3,11 +3,14 @@ package dpophttp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 )
@@ -109,7 +112,7 @@ func isForm(ct string) bool {
 // back for the handler; other bodies stream untouched (nil). A form body
 // carrying a ticket is malformed (RFC 6750 §2.2 is not supported: a
 // ticket travels in the Authorization header only).
-func (m *Middleware) readBody(r *http.Request) ([]byte, *Error) {
+func (m *Middleware) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
 	ct := r.Header.Get("Content-Type")
 	if r.Body == nil || r.Body == http.NoBody || !isJSON(ct) && !isForm(ct) {
 		return nil, nil
@@ -117,8 +120,21 @@ func (m *Middleware) readBody(r *http.Request) ([]byte, *Error) {
 	if r.ContentLength > m.opt.MaxBodyBytes {
 		return nil, tooLarge(m.opt.MaxBodyBytes)
 	}
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(time.Now().Add(m.opt.BodyTimeout)) == nil
 	b, err := io.ReadAll(io.LimitReader(r.Body, m.opt.MaxBodyBytes+1))
-	if err != nil {
+	if deadline && err == nil {
+		// The handler reads on at its own pace. After a failed read the
+		// deadline stays: the server, discarding the rest of the body
+		// before it answers, would wait for the slow client again.
+		rc.SetReadDeadline(time.Time{})
+	}
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return nil, &Error{Status: http.StatusRequestTimeout, Code: CodeInvalidRequest,
+			Description: fmt.Sprintf("the body did not arrive within %v", m.opt.BodyTimeout)}
+	case err != nil:
 		return nil, malformed("the body could not be read")
 	}
 	if int64(len(b)) > m.opt.MaxBodyBytes {

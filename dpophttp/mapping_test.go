@@ -1,15 +1,19 @@
 package dpophttp
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/guard"
@@ -163,3 +167,29 @@ func TestPreparedBounded(t *testing.T) {
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
 func verifyRequireHolder() verify.Options { return verify.Options{RequireHolder: true} }
+
+// A body sent too slowly is refused with 408 before the ticket is
+// checked, and the handler never runs.
+func TestSlowBody(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.BodyTimeout = 200 * time.Millisecond })
+	srv := httptest.NewServer(f.h)
+	defer srv.Close()
+	tk := f.mint(true, "tools=POST")
+	r := f.request("POST", "/v1/a", tk, nil)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/a HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nAuthorization: %s\r\nDPoP: %s\r\n\r\n{\"a\":",
+		r.Header.Get("Authorization"), r.Header.Get("DPoP"))
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 408 || time.Since(start) > 5*time.Second || f.served.Load() != 0 {
+		t.Fatalf("status %d after %v, served %d", res.StatusCode, time.Since(start), f.served.Load())
+	}
+}

@@ -80,6 +80,10 @@ type Options struct {
 	// MaxBodyBytes bounds a body the middleware reads; 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the time to read such a body (through
+	// http.ResponseController, where the server supports read
+	// deadlines); 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 
 	// ResourceMetadata, when set, is the URL of the RFC 9728 metadata
 	// document, named in every challenge (resource_metadata).
@@ -138,6 +142,9 @@ func New(opts Options) (*Middleware, error) {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	if opts.StoreTimeout <= 0 {
 		opts.StoreTimeout = DefaultStoreTimeout
