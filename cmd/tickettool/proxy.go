@@ -15,7 +15,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/tickettool/tickettool/dpophttp"
 	"github.com/tickettool/tickettool/key"
@@ -91,7 +90,7 @@ func runProxy(e *env, args []string) error {
 	noNonce := fs.Bool("no-nonce", false, "do not require server nonces in DPoP proofs")
 	nonceKey := fs.String("nonce-key", "", "`PATH` of an HMAC key file the proxies of a fleet share for their nonces")
 	authFile := fs.String("upstream-auth-file", "", "`PATH` of a file whose first line is the upstream Authorization header")
-	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "how long a client may take to send its request headers (`DURATION`)")
+	headerTimeout := fs.Duration("header-timeout", proxyHeaderTimeout, "how long a client may take to send its request headers (`DURATION`)")
 	receipts := fs.String("receipts", "", "receipt `LOG` to append to")
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the secret receipt key")
 	pol := policyFlags(fs)
@@ -162,8 +161,8 @@ func runProxy(e *env, args []string) error {
 	if err != nil {
 		return fail(exitRefused, fmt.Errorf("listening on %s: %w", *listen, err))
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: *headerTimeout, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: 1 << 20, ErrorLog: nil}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: *headerTimeout, IdleTimeout: proxyIdleTimeout,
+		MaxHeaderBytes: proxyMaxHeaderBytes}
 	fmt.Fprintf(logw, "listening on %s, forwarding to %s\n", ln.Addr(), cfg.upstream.Redacted())
 	return serveProxy(e, srv, ln, decisions)
 }

@@ -20,8 +20,6 @@ type batchedLog struct {
 	writing sync.Mutex // held while a batch is written
 }
 
-const maxQueuedLog = 1 << 20
-
 func newBatchedLog(w io.Writer) *batchedLog {
 	l := &batchedLog{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go l.loop()
