@@ -48,8 +48,9 @@ tool name, '#' starting a comment:
   POST /v1/orders/{id}   orders.update
   GET  /v1/orders/       orders.read
 
-The Host and X-Forwarded-* headers are read only from --trusted-proxy
-addresses (CIDR, repeatable). Nonces are stateless: proxies that clients
+The Host header is never read for the public URL, and X-Forwarded-Proto,
+X-Forwarded-Host and Forwarded only from --trusted-proxy addresses (CIDR,
+repeatable). Nonces are stateless: proxies that clients
 reach interchangeably share them with --nonce-key PATH, an HMAC key
 file (keygen --alg hmac); without it each proxy draws its own. Budgets
 are reserved when a request is forwarded and spent when the upstream has
@@ -61,10 +62,10 @@ Upstream credentials come from --upstream-auth-file PATH (its first line
 is sent as the upstream Authorization header) or the environment
 variable TICKETTOOL_UPSTREAM_AUTHORIZATION, never from the command line.
 
-One line per decision goes to standard error. Unless GOGC is set, the
-proxy runs with GOGC=400 (its heap is small and collected often). SIGINT or SIGTERM stops
+One line per decision goes to standard error. SIGINT or SIGTERM stops
 accepting requests, lets those in flight finish and settles them, and
-exits 0.
+exits 0. Unless GOGC is set, the proxy runs with GOGC=400 (its heap is
+small and collected often).
 
 ` + policyUsage + `
 ` + storeUsage + `
