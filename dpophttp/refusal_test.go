@@ -202,3 +202,28 @@ func hasBearer(ch []string) bool {
 	}
 	return false
 }
+
+// A proof's refusal comes before the caveats': a client that is not the
+// holder learns nothing of the ticket's scope from the status; the body
+// lists every refusal.
+func TestRefusalPrecedence(t *testing.T) {
+	f := newFixture(t, nil)
+	bound := f.mint(true, "tools=GET", "paths=/v1/")
+	stranger, _ := fixedkey.Holder(key.ES256, "another holder")
+	r := f.request("DELETE", "/v2/a", bound, nil)
+	r.Header.Set("DPoP", f.proofBy(stranger, "DELETE", public+"/v2/a", bound, f.nonce()))
+	w := f.do(r)
+	checkRefusal(t, w, 401, CodeInvalidProof, "jkt", false)
+	var body errorBody
+	json.Unmarshal(w.Body.Bytes(), &body)
+	if len(body.Refusals) != 3 || body.Refusals[2].Check != "dpop" {
+		t.Fatalf("refusals %+v", body.Refusals)
+	}
+	// An expired ticket is invalid_token whatever else refuses.
+	f.now = t0.Add(-2 * time.Hour)
+	old := f.mint(true, "tools=GET")
+	f.now = t0
+	r = f.request("DELETE", "/v2/a", old, nil)
+	r.Header.Set("DPoP", f.proofBy(stranger, "DELETE", public+"/v2/a", old, f.nonce()))
+	checkRefusal(t, f.do(r), 401, CodeInvalidToken, "until", false)
+}
