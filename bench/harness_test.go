@@ -12,11 +12,15 @@ import (
 )
 
 // TestMain makes the test binary a stand-in process for TestLaunches:
-// with BENCH_PAIRS_CHILD set it exits at once with that status.
+// with BENCH_PAIRS_CHILD set it exits at once with that status; with
+// BENCH_BARE_PROXY set it is the bare reverse proxy of the proxy pairs.
 func TestMain(m *testing.M) {
 	if s := os.Getenv("BENCH_PAIRS_CHILD"); s != "" {
 		code, _ := strconv.Atoi(s)
 		os.Exit(code)
+	}
+	if u := os.Getenv("BENCH_BARE_PROXY"); u != "" {
+		bareProxy(u)
 	}
 	os.Exit(m.Run())
 }

@@ -45,7 +45,7 @@ func TestPairs(t *testing.T) {
 		names = append(names, lib.name())
 	}
 	bs := buildBinaries(t)
-	ps := slices.Concat(targetPairs(t, h, v), processPairs(t, bs), receiptPairs(t), peerPairs(v, names), scalePairs(t), mintPairs(t))
+	ps := slices.Concat(targetPairs(t, h, v), processPairs(t, bs), receiptPairs(t), peerPairs(v, names), scalePairs(t), mintPairs(t), httpPairs(t, bs))
 	ps = slices.DeleteFunc(ps, func(p pair) bool { return !only.MatchString(p.group + ": " + p.name) })
 	var rs []*result
 	for i, p := range ps {

@@ -1,6 +1,7 @@
 package dpop
 
 import (
+	"slices"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -77,3 +78,8 @@ const (
 // supportedAlgorithms lists every algorithm this package can check; an
 // Expectations.Algorithms entry outside this list is a caller error.
 var supportedAlgorithms = [...]jose.SignatureAlgorithm{jose.ES256, jose.EdDSA, Ed25519}
+
+// Algorithms returns the algorithms a proof may use when the caller's
+// allow-list is nil: every one this package can check, in the order a
+// DPoP challenge's algs parameter lists them (RFC 9449 §7.1).
+func Algorithms() []jose.SignatureAlgorithm { return slices.Clone(supportedAlgorithms[:]) }

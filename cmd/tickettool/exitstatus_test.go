@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,6 +78,12 @@ func TestExitStatus(t *testing.T) {
 	old := openTerminal
 	openTerminal = func() (io.Reader, io.Writer, func(), error) { return nil, nil, nil, os.ErrNotExist }
 	defer func() { openTerminal = old }()
+	busyL, err := net.Listen("tcp", "127.0.0.1:0") // a port in use: the proxy cannot listen
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busyL.Close()
+	busy := busyL.Addr().String()
 	cases := []exitCase{
 		// top level
 		{args: nil, want: 2},
@@ -183,6 +190,15 @@ func TestExitStatus(t *testing.T) {
 		{args: []string{"mcp", "--ticket-file", missing, "--key", pub, "--", "true"}, want: 2},
 		{args: []string{"mcp", "--ticket-file", garbage, "--key", pub, "--", "true"}, want: 2},
 		{args: []string{"mcp", "--ticket", tk, "--key", missing, "--", "true"}, want: 2},
+
+		// proxy (serving until a signal: cmd/tickettool's proxy tests)
+		{args: []string{"proxy", "--listen", busy, "--upstream", "http://127.0.0.1:1", "--key", pub, "--public-url", "http://x.example"}, want: 1},
+		{args: []string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--key", pub, "--public-url", "ftp://x"}, want: 2},
+		{args: []string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--key", pub, "--routes", garbage}, want: 2},
+		{args: []string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "nope", "--key", pub}, want: 2},
+		{args: []string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--key", missing}, want: 2},
+		{args: []string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1"}, want: 2},
+		{args: []string{"proxy", "--nope"}, want: 2},
 
 		// revoke and spent
 		{args: []string{"spent", "--key", pub, tk}, want: 0},
@@ -318,7 +334,7 @@ func TestExitStatus(t *testing.T) {
 var (
 	// A package prefix: "chain: " at the start of the message or after
 	// another ": ".
-	pkgPrefix = regexp.MustCompile(`(^tickettool: error: |: )(caveat|chain|token|dpop|verify|guard|mcp|keyfile|wire|cbor|sqlitestore|redisstore|demo): `)
+	pkgPrefix = regexp.MustCompile(`(^tickettool: error: |: )(caveat|chain|token|dpop|verify|guard|mcp|keyfile|wire|cbor|sqlitestore|redisstore|demo|dpophttp): `)
 	// The os package's "open PATH: " after a message's own "read X: ".
 	osPrefix = regexp.MustCompile(`: (open|stat|lstat|read|write|create|mkdir|chmod) [^ ]+: `)
 	// A Go identifier a user cannot act on: a method call, a Go type, "run

@@ -77,3 +77,30 @@ const (
 // requestTimeout bounds 'tickettool request' from the first byte sent to
 // the last byte of the response body, its one nonce retry included.
 const requestTimeout = 60 * time.Second
+
+// The proxy's limits.
+const (
+	// proxyShutdownTimeout is how long a stopping proxy waits for the
+	// requests in flight to finish and settle.
+	proxyShutdownTimeout = 30 * time.Second
+
+	// proxyHeaderTimeout is --header-timeout's default: how long a
+	// client may take to send its request headers.
+	proxyHeaderTimeout = 10 * time.Second
+
+	// proxyIdleTimeout is how long a kept-alive connection may wait for
+	// its next request.
+	proxyIdleTimeout = 2 * time.Minute
+
+	// proxyMaxHeaderBytes bounds a request's headers: room for the
+	// longest ticket, proof and discharges (dpophttp.MaxHeaderBytes) and
+	// the rest.
+	proxyMaxHeaderBytes = 1 << 20
+
+	// maxQueuedLog bounds the decision lines queued for the batched
+	// log, in bytes; past it a writer waits for the batch in progress.
+	maxQueuedLog = 1 << 20
+)
+
+// proxyGCPercent is the proxy's GOGC when the environment sets none.
+const proxyGCPercent = 400

@@ -100,6 +100,7 @@ func commands() []command {
 		{"proof", "make or check a DPoP proof (proof make, proof check)", runProof, []string{"make", "check"}},
 		{"request", "send an HTTP request with a ticket and a DPoP proof, as a small curl", runRequest, nil},
 		{"mcp", "run an MCP server behind a guard that enforces a ticket on every tool call", runMCP, nil},
+		{"proxy", "put tickets in front of an HTTP API: a reverse proxy that checks every request (RFC 9449 DPoP)", runProxy, nil},
 		{"hook", "decide a coding agent's tool call from its pre-tool hook (hook config, hook delegate)", runHook, []string{"config", "delegate"}},
 		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},
 		{"spent", "show what each budget of a ticket has spent in a store", runSpent, nil},

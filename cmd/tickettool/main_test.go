@@ -146,6 +146,9 @@ func TestScripts(t *testing.T) {
 			"lockstore":    cmdLockStore,
 			"muteserver":   cmdMuteServer,
 			"dpopserver":   cmdDPoPServer,
+			"upstream":     proxyCmds["upstream"],
+			"freeport":     proxyCmds["freeport"],
+			"httpreq":      proxyCmds["httpreq"],
 		},
 	})
 }

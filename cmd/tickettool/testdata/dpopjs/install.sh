@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs panva's dpop, an independent DPoP (RFC 9449) client, pinned by
+# the package.json and package-lock.json next to this script (npm ci: exact
+# versions, integrity checked), with client.mjs, for cmd/tickettool's
+# interop test of tickettool proxy.
+#
+# usage: install.sh [DIR]   (default: a new temporary directory)
+#
+# Prints the absolute path of client.mjs on standard output (npm's output
+# goes to standard error). Give it to the test:
+#
+#   TICKETTOOL_DPOP_JS=$(bash cmd/tickettool/testdata/dpopjs/install.sh)
+#   export TICKETTOOL_DPOP_JS
+#   go test -run '^TestProxyDPoPJS' -v ./cmd/tickettool
+#
+# Needs node (20 or later: WebCrypto and fetch) and npm, and the npm
+# registry reachable; fails with a message otherwise.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+pkg=dpop
+
+die() { echo "install.sh: $*" >&2; exit 1; }
+
+command -v node >/dev/null || die "node is not installed (need Node.js 20 or later)"
+command -v npm >/dev/null || die "npm is not installed"
+major=$(node -p 'process.versions.node.split(".")[0]') || die "node does not run"
+[ "$major" -ge 20 ] || die "node $(node --version) is too old: the client needs Node.js 20 or later"
+
+dir=${1:-}
+if [ -z "$dir" ]; then
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/tickettool-dpop-js.XXXXXX")
+fi
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd -P)
+
+want=$(node -p "require(process.argv[1]).dependencies['$pkg']" "$here/package.json")
+cp "$here/package.json" "$here/package-lock.json" "$here/client.mjs" "$dir/"
+# npm ci installs exactly the lockfile (and fails if it does not match
+# package.json); no lifecycle scripts are needed, so none are run.
+(cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=warn >&2) ||
+  die "npm ci failed in $dir (is the npm registry reachable?)"
+
+got=$(node -p "require(process.argv[1]).version" "$dir/node_modules/$pkg/package.json")
+[ "$got" = "$want" ] || die "installed $pkg@$got, want $want"
+echo "install.sh: $pkg@$got in $dir" >&2
+echo "$dir/client.mjs"
