@@ -132,7 +132,7 @@ func TestProxySIGTERMSettles(t *testing.T) {
 	}
 	tkFile := filepath.Join(k.dir, "t")
 	os.WriteFile(tkFile, []byte(tk), 0o600)
-	if out := cliOK(t, "spent", "--key", k.rootKey+".pub", "--store", store, "@"+tkFile); !strings.Contains(out, "spent 1 remaining 2") {
+	if out := cliOK(t, "spent", "--key", k.rootKey+".pub", "--store", store, "@"+tkFile); !strings.Contains(out, "spent 1 (captured 1, reserved 0) remaining 2") {
 		t.Fatalf("spent: %s", out)
 	}
 }
