@@ -23,10 +23,10 @@ const RefusalPrefix = "refused by ticket: "
 // from 2026-07-28 on (SEP-2575), whose results carry a resultType.
 const protocolVersionMeta = "io.modelcontextprotocol/protocolVersion"
 
-// pendingCall is a tools/call the pump parsed, waiting for the gate: its
+// Call is a tools/call the pump parsed, waiting for the gate: its
 // paths are resolved and checked only when no call that may change them
 // is in flight.
-type pendingCall struct {
+type Call struct {
 	m          *message
 	line       []byte
 	params     map[string]json.RawMessage
@@ -42,7 +42,7 @@ type pendingCall struct {
 }
 
 // readOnly reports whether the call cannot change the filesystem.
-func (c *pendingCall) readOnly() bool { return c.known && c.spec.ReadOnly }
+func (c *Call) readOnly() bool { return c.known && c.spec.ReadOnly }
 
 // verdict is what the proxy does with a tools/call.
 type verdict struct {
@@ -81,12 +81,12 @@ const errArgsNames = "params.arguments must be a JSON object in which no object,
 // the server would resolve where the guard cannot see) gets a JSON-RPC
 // invalid-params answer and no receipt, since it is not a decision on the
 // ticket.
-func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*pendingCall, []byte) {
+func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*Call, []byte) {
 	if params == nil || !utf8.Valid(m.fields["params"]) {
 		return nil, p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
 	}
 	// The line is the reader's buffer: the call outlives it in the queue.
-	c := &pendingCall{m: m, line: bytes.Clone(line), params: params, modernForm: modern(params)}
+	c := &Call{m: m, line: bytes.Clone(line), params: params, modernForm: modern(params)}
 	if raw, ok := params["name"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &c.name) != nil {
 		return nil, p.malformed(m, "params.name must be a string")
 	}
@@ -125,7 +125,7 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 // a refused one with an isError result naming every refusal, an ambiguous
 // path with an invalid-params error, and one whose decision could not be
 // recorded with an internal error.
-func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
+func (p *Proxy) decide(st *ticketState, c *Call) verdict {
 	paths, err := withResolved(c.paths, p.cfg.Dir)
 	if err != nil {
 		return verdict{answer: p.malformed(c.m, fmt.Sprintf("tool %q: %s", c.name, strings.TrimPrefix(err.Error(), "mcp: ")))}

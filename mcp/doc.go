@@ -139,4 +139,14 @@
 //
 // Proxy.Serve runs the same proxy over streams the caller provides (tests,
 // or a server that is not a child process).
+//
+// # One policy, every transport
+//
+// Everything above is decided by a [Session] (Proxy.NewSession), on whole
+// JSON-RPC messages, whatever carries them: it answers each message with a
+// [Step] saying what to send to the server and to the agent, and hands
+// back each tools/call for [Session.Admit], which waits for the gate and
+// decides it. The stdio proxy and the Streamable HTTP upstream only move
+// bytes between their streams and a Session, so every transport makes the
+// same decisions with the same receipts.
 package mcp
