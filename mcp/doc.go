@@ -32,16 +32,20 @@
 //     settlement is a receipt too. A refused call
 //     never reaches the server; the agent gets a result with isError and one
 //     text block, [RefusalPrefix] followed by every verify.Refusal.String,
-//     joined by "; ". A call whose subject arguments have the wrong type,
-//     whose params repeat a member name (under case folding), or whose
-//     arguments hold an object, at any depth, with two member names equal
-//     under case folding (spec/CAVEATS.md, "The args digest"), gets a
-//     JSON-RPC invalid-params error and no receipt; a call
-//     whose receipt cannot be written gets an internal error. Every
-//     tools/call is a call: the retry of a multi round-trip call is checked
-//     and charged again. A tools/call without an id is dropped; a
-//     task-augmented one, and one with a relative path under a profile with
-//     AbsolutePaths, get an invalid-params error.
+//     joined by "; ". A well-formed call the guard cannot check as it
+//     stands (SEP-1303: a refusal the model can act on) is refused the same
+//     way, with a receipt whose check is guard.CheckRequest: a subject
+//     argument of the wrong type, a relative path under a profile with
+//     AbsolutePaths, a name matching several entries by NFC form, a
+//     task-augmented call. A call that is not a well-formed request
+//     (params or arguments not an object, a name that is not a string,
+//     params that repeat a member name under case folding, arguments
+//     holding an object, at any depth, with two member names equal under
+//     case folding: spec/CAVEATS.md, "The args digest") gets a JSON-RPC
+//     invalid-params error and no receipt; a call whose receipt cannot be
+//     written gets an internal error. Every tools/call is a call: the
+//     retry of a multi round-trip call is checked and charged again. A
+//     tools/call without an id is dropped.
 //   - Approvals: every tools/call carries Request.Args, the args digest
 //     of params.arguments ("{}" when absent, null when null; none when
 //     caveat.ArgsDigest refuses them). For a ticket with approval caveats,
