@@ -125,9 +125,6 @@ func (s *Session) Admit(c *Call) Step {
 // Unsent says an allowed call Admit returned could not be sent to the
 // server: it never ran, so its budgets are given back.
 func (s *Session) Unsent(c *Call, err error) {
-	r, _ := s.answered(c.m.key)
-	if r.decision != nil {
-		s.p.settle(r.decision, guard.Release)
-	}
+	s.lost(c.m.id, false)
 	s.p.log.Printf("tools/call %q: could not forward to the server: %v", c.name, err)
 }

@@ -82,6 +82,21 @@ const (
 	drainGrace = time.Second
 )
 
+// Limits of the Streamable HTTP upstream (Proxy.ServeUpstream).
+const (
+	// maxListenRetries bounds how many times in a row the session's GET
+	// stream is opened again without bringing a message.
+	maxListenRetries = 5
+
+	// listenBackoff is the wait before the GET stream is opened again.
+	listenBackoff = time.Second
+
+	// maxReinits bounds the new sessions one relay starts when the server
+	// forgets its session (404): a server that forgets every session at
+	// once is not followed for ever.
+	maxReinits = 16
+)
+
 // maxSafeInteger is 2^53 - 1, the largest integer a JavaScript number holds
 // exactly (Number.MAX_SAFE_INTEGER): the bound of a request id the agent
 // and the server read alike.

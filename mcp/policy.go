@@ -237,26 +237,43 @@ func (s *Session) FromServer(msg []byte) Step {
 	return toAgent(msg)
 }
 
-// Lost says the server's answer to the agent's request id will never come
-// (the stream that was to carry it broke or was closed). A call's outcome
-// is unknown: it counts as spent, with its settlement receipt, and the
-// agent is answered with an error, so that it is not left waiting.
-func (s *Session) Lost(id json.RawMessage, why string) Step {
-	k, ok := keyOf(id)
+// Unanswered says the server's answer to the agent's request id will never
+// come: the request did not reach the server (reached false: a call's
+// budgets are given back) or may have (the stream that was to carry the
+// answer broke or was closed: a call's outcome is unknown, so it counts as
+// spent). Either settlement leaves its receipt. The agent is answered with
+// an error saying why, so that it is not left waiting; an id not pending
+// gives an empty Step.
+func (s *Session) Unanswered(id json.RawMessage, reached bool, why string) Step {
+	r, ok := s.lost(id, reached)
 	if !ok {
 		return Step{}
 	}
-	r, ok := s.answered(k)
-	if !ok {
-		return Step{}
-	}
-	msg := "mcp: the server's answer was lost: " + why
-	if r.decision != nil {
-		s.p.settle(r.decision, guard.Capture)
+	msg := "mcp: " + why
+	if r.decision != nil && reached {
 		msg += "; the call may have run, so it counts as spent"
 	}
 	s.p.log.Printf("answered a request from the agent with an error: %s", msg)
 	return toAgent(errorResponse(id, codeInternalError, msg))
+}
+
+// lost takes id out of the pending requests, as an answer would, and
+// settles a call: captured when the request may have reached the server,
+// released when it did not.
+func (s *Session) lost(id json.RawMessage, reached bool) (pendingReq, bool) {
+	k, ok := keyOf(id)
+	if !ok {
+		return pendingReq{}, false
+	}
+	r, ok := s.answered(k)
+	if ok && r.decision != nil {
+		o := guard.Release
+		if reached {
+			o = guard.Capture
+		}
+		s.p.settle(r.decision, o)
+	}
+	return r, ok
 }
 
 // keyOf1 is keyOf without its second result.

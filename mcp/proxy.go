@@ -19,11 +19,36 @@ func (p *Proxy) Serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 }
 
 func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer, serverIn io.WriteCloser, serverOut io.Reader, agentDone func()) error {
+	ended := func() {
+		serverIn.Close()
+		if agentDone != nil {
+			agentDone()
+		}
+	}
+	return p.relay(ctx, agentIn, agentOut, &writer{w: serverIn}, ended, func(t *stdio) <-chan error {
+		down := make(chan error, 1)
+		go func() { down <- t.pump(serverOut, t.fromServer) }()
+		return down
+	})
+}
+
+// serverSide is where a relay sends messages for the server: lines on a
+// stream, or requests over HTTP.
+type serverSide interface {
+	line(msg []byte) error
+}
+
+// relay runs one Session between the agent's newline-delimited streams and
+// server. agentEnded is called once every message the agent sent before
+// its input ended was sent on; start starts reading the server's side,
+// and its channel gives the end of the relay (nil when the server's side
+// ended).
+func (p *Proxy) relay(ctx context.Context, agentIn io.Reader, agentOut io.Writer, server serverSide, agentEnded func(), start func(*stdio) <-chan error) error {
 	t := &stdio{
 		s:      p.NewSession(),
 		max:    p.cfg.MaxMessageBytes,
 		agent:  &writer{w: agentOut},
-		server: &writer{w: serverIn},
+		server: server,
 		calls:  make(chan *Call, maxQueuedCalls+1),
 		done:   make(chan struct{}),
 		failed: make(chan error, 1),
@@ -32,12 +57,8 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		close(t.done)
 		t.s.End()
 	}()
-	go t.runCalls(func() {
-		serverIn.Close()
-		if agentDone != nil {
-			agentDone()
-		}
-	})
+	down := start(t)
+	go t.runCalls(agentEnded)
 	go func() {
 		t.pump(agentIn, t.fromAgent)
 		t.s.AgentEnded()
@@ -49,8 +70,6 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		case <-t.done:
 		}
 	}()
-	down := make(chan error, 1)
-	go func() { down <- t.pump(serverOut, t.fromServer) }()
 	select {
 	case err := <-down:
 		return err
@@ -65,12 +84,14 @@ func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 // splits lines, hands them to the policy, writes what the policy says, and
 // admits the calls in order on a worker of their own.
 type stdio struct {
-	s             *Session
-	max           int
-	agent, server *writer
-	calls         chan *Call    // tools/call requests waiting for Admit, in order; nil ends
-	done          chan struct{} // closed when Serve returns
-	failed        chan error    // the call worker could not write to the agent
+	s      *Session
+	max    int
+	agent  *writer
+	server serverSide
+	downMu sync.Mutex    // one message from the server at a time
+	calls  chan *Call    // tools/call requests waiting for Admit, in order; nil ends
+	done   chan struct{} // closed when Serve returns
+	failed chan error    // the call worker could not write to the agent
 }
 
 // writer serialises whole lines onto one stream.
@@ -135,10 +156,20 @@ func (t *stdio) fromAgent(line []byte, long *topScan) error {
 }
 
 func (t *stdio) fromServer(line []byte, long *topScan) error {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
 	if long != nil {
 		return t.send(t.s.tooLong(long, "server"))
 	}
 	return t.send(t.s.FromServer(line))
+}
+
+// fromTransport sends what the transport decided about a message of the
+// server's on its own (a lost answer), in turn with the server's messages.
+func (t *stdio) fromTransport(st Step) error {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
+	return t.send(st)
 }
 
 // runCalls admits the queued calls in the order they came, until the
