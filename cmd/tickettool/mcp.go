@@ -22,7 +22,7 @@ usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
                       [--aud NAME] [--revoked FILE] [--require-expiry]
                       [--max-lifetime DURATION] [--require-holder]
                       [--skew DURATION] [--modes MODES] [--store LOCATION]
-                      [--discharge-dir DIR]
+                      [--discharge-dir DIR] [--profile NAME | --profile-file FILE]
                       (-- COMMAND [ARG...] | --upstream URL [--upstream-header-file FILE])
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
@@ -57,6 +57,13 @@ an aud caveat without this guard's audience (--aud, by default the
 --server-name), or tools caveats naming only tools of other servers (with
 --server-name fs, tools=fs/read_file and tools=read_file are this
 server's). A ticket that is only not yet valid (nbf) starts.
+
+Which arguments of which tool are paths, URLs or hosts is the server's
+profile: the reference filesystem server's by default, --profile NAME
+for another shipped one (filesystem, everything), or --profile-file FILE
+(JSON: per tool, JSON pointers into the arguments; mcp/profiles/ holds
+the shipped ones). Under a ticket with a paths or hosts caveat, a tool the
+profile does not know is refused.
 
 A ticket with approval caveats (mint --approval) needs a discharge for
 each approval on every call: --discharge-dir DIR is where they are
@@ -106,6 +113,8 @@ func runMCP(e *env, args []string) error {
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the secret receipt key")
 	serverName := fs.String("server-name", "", "server `NAME`: tools are checked as NAME/tool")
 	dischargeDir := fs.String("discharge-dir", "", "`DIR` of discharges (*.dis) for the ticket's approval caveats")
+	profileName := fs.String("profile", "", "shipped server profile `NAME` (filesystem, everything): which arguments are paths, URLs, hosts")
+	profileFile := fs.String("profile-file", "", "server profile `FILE` (JSON; see mcp/profiles)")
 	upstreamURL := fs.String("upstream", "", "`URL` of a remote MCP server (Streamable HTTP), instead of a command")
 	headerFile := fs.String("upstream-header-file", "", "`FILE` of the upstream's own headers (NAME: VALUE lines)")
 	pol := policyFlags(fs)
@@ -128,6 +137,10 @@ func runMCP(e *env, args []string) error {
 		return usageErr("--receipts and --receipt-key go together")
 	}
 	if err := src.check(e); err != nil {
+		return err
+	}
+	profile, err := profileOf(*profileName, *profileFile)
+	if err != nil {
 		return err
 	}
 	var up *mcp.Upstream
@@ -155,7 +168,7 @@ func runMCP(e *env, args []string) error {
 	}
 	logw := &lockedWriter{w: e.stderr}
 	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw,
-		DischargeDir: *dischargeDir, ApproveTicket: src.approveRef()}
+		DischargeDir: *dischargeDir, ApproveTicket: src.approveRef(), Profile: profile}
 	openCtx, cancelOpen := storeContext()
 	st, _, err := openStore(openCtx, *location)
 	cancelOpen()

@@ -115,3 +115,29 @@ func sigNumber(s os.Signal) int {
 	}
 	return int(syscall.SIGTERM)
 }
+
+// profileOf is the server profile --profile or --profile-file names; nil
+// (the filesystem server's) when neither.
+func profileOf(name, file string) (*mcp.Profile, error) {
+	switch {
+	case name != "" && file != "":
+		return nil, usageErr("give --profile or --profile-file, not both")
+	case name != "":
+		p, err := mcp.ShippedProfile(name)
+		if err != nil {
+			return nil, usageErr("--profile: %v", strings.TrimPrefix(err.Error(), "mcp: "))
+		}
+		return p, nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageErr("--profile-file: %v", err)
+		}
+		p, err := mcp.ParseProfile(b)
+		if err != nil {
+			return nil, usageErr("--profile-file %s: %v", quoteArg(file), strings.TrimPrefix(err.Error(), "mcp: "))
+		}
+		return p, nil
+	}
+	return nil, nil
+}
