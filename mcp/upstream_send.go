@@ -233,6 +233,9 @@ func (h *httpSide) post(ctx context.Context, o *outgoing, r route, retry bool) {
 			h.unanswered(o.id, false, "the server ended the session and a new one could not be started: "+err.Error())
 			return
 		}
+		if o.method == "notifications/initialized" {
+			return // the new session's own initialized was just sent
+		}
 		h.mu.Lock()
 		r.session = h.session
 		h.mu.Unlock()
