@@ -106,7 +106,13 @@ func (s *Session) Admit(c *Call) Step {
 			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", s.p.cfg.GateTimeout)))
 	}
 	st := s.p.state() // one ticket for the whole call
-	v := s.p.decide(st, c)
+	var v verdict
+	if k := s.resume(c); k != nil {
+		s.p.log.Printf("tools/call %q continues the call the server asked input for: no new charge", c.name)
+		v = verdict{forward: true, decision: k.decision}
+	} else {
+		v = s.p.decide(st, c)
+	}
 	if !v.forward {
 		s.unqueue(c, nil)
 		return s.answer(c.m, v.answer)
@@ -118,7 +124,7 @@ func (s *Session) Admit(c *Call) Step {
 		return s.answer(c.m, errorResponse(c.m.id, codeInvalidParams, err.Error()))
 	}
 	s.gate.enter(c.m.key, c.readOnly())
-	s.unqueue(c, &pendingReq{call: true, decision: v.decision, dirs: c.spec.ListsDirectories})
+	s.unqueue(c, &pendingReq{call: true, decision: v.decision, dirs: c.spec.ListsDirectories, tool: c.name, digest: c.digest})
 	return toServer(line)
 }
 

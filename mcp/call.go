@@ -27,19 +27,22 @@ const protocolVersionMeta = "io.modelcontextprotocol/protocolVersion"
 // paths are resolved and checked only when no call that may change them
 // is in flight.
 type Call struct {
-	m          *message
-	line       []byte
-	params     map[string]json.RawMessage
-	name       string
-	paths      []string
-	urls       []string
-	spec       ToolArgs
-	args       []byte      // params.arguments ("null" too), "{}" when absent
-	digest     []byte      // the args digest of args; nil when it has none
-	known      bool        // the profile knows the tool
-	refusal    string      // why the guard refuses the call as it stands; "" when it can be checked
-	cancelled  atomic.Bool // the agent cancelled it before it was checked
-	modernForm bool
+	m       *message
+	line    []byte
+	params  map[string]json.RawMessage
+	name    string
+	paths   []string
+	urls    []string
+	spec    ToolArgs
+	args    []byte // params.arguments ("null" too), "{}" when absent
+	digest  []byte // the args digest of args; nil when it has none
+	known   bool   // the profile knows the tool
+	refusal string // why the guard refuses the call as it stands; "" when it can be checked
+	// requestState is the retry of a multi round-trip call's echo of the
+	// server's state (see continuation); "" when none.
+	requestState string
+	cancelled    atomic.Bool // the agent cancelled it before it was checked
+	modernForm   bool
 }
 
 // readOnly reports whether the call cannot change the filesystem.
@@ -105,6 +108,7 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 	if c.digest == nil && foldCollision(c.args) {
 		return nil, p.malformed(m, errArgsNames)
 	}
+	json.Unmarshal(params["requestState"], &c.requestState)
 	c.spec, c.known = p.cfg.Profile.Tools[c.name]
 	var err error
 	c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args)

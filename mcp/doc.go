@@ -43,9 +43,17 @@
 //     holding an object, at any depth, with two member names equal under
 //     case folding: spec/CAVEATS.md, "The args digest") gets a JSON-RPC
 //     invalid-params error and no receipt; a call whose receipt cannot be
-//     written gets an internal error. Every tools/call is a call: the
-//     retry of a multi round-trip call is checked and charged again. A
-//     tools/call without an id is dropped.
+//     written gets an internal error. A tools/call without an id is
+//     dropped.
+//   - Multi round-trip calls (2026-07-28): an allowed call the server
+//     answers with an input-required result carrying a requestState is
+//     not settled; the retry that echoes that requestState, for the same
+//     tool with arguments of the same args digest, within five minutes
+//     (at most Config.Hold), continues its admission: forwarded without a
+//     new check or charge, and settled by its own answer, so the call is
+//     one allowed record and one settlement. A remembered state is used
+//     once; any other retry is a new call. An admission whose retry never
+//     comes is captured when its state expires or the session ends.
 //   - Approvals: every tools/call carries Request.Args, the args digest
 //     of params.arguments ("{}" when absent, null when null; none when
 //     caveat.ArgsDigest refuses them). For a ticket with approval caveats,

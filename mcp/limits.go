@@ -82,6 +82,21 @@ const (
 	drainGrace = time.Second
 )
 
+// Limits of multi round-trip calls (see continuation).
+const (
+	// continuationTTL is how long an admission waits for its call's retry
+	// after an input-required answer (at most Config.Hold): a person may
+	// take a while to answer an elicitation.
+	continuationTTL = 5 * time.Minute
+
+	// maxContinuations bounds the admissions one session keeps for
+	// retries; past it an input-required answer settles its call.
+	maxContinuations = 256
+
+	// maxRequestStateBytes bounds a requestState the guard remembers.
+	maxRequestStateBytes = 64 << 10
+)
+
 // Limits of the Streamable HTTP upstream (Proxy.ServeUpstream).
 const (
 	// maxListenRetries bounds how many times in a row the session's GET

@@ -16,6 +16,8 @@ type pendingReq struct {
 	decision  *guard.Decision // the call's admission, settled by the answer
 	toolsList bool            // a tools/list: the answer's tools are filtered
 	dirs      bool            // a directory listing: the answer is cut down
+	tool      string          // a call's tool, and its args digest, for a retry
+	digest    []byte
 }
 
 // claim marks id k pending with r, or says why it cannot be.

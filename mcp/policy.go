@@ -29,6 +29,9 @@ type Session struct {
 	queued      map[idKey]*Call      // tools/call requests waiting for Admit
 	queuedBytes int                  // the bytes of their messages
 	pending     map[idKey]pendingReq // forwarded requests awaiting the server's answer
+	// continuations are admissions awaiting their call's retry, by the
+	// requestState of the server's input-required answer.
+	continuations map[string]*continuation
 
 	ended    chan struct{} // closed by AgentEnded
 	endOnce  sync.Once
@@ -52,14 +55,15 @@ func toServer(b []byte) Step { return Step{Server: [][]byte{b}} }
 // and receipts. End it with End.
 func (p *Proxy) NewSession() *Session {
 	return &Session{
-		p:         p,
-		rootsReqs: newIDTable(),
-		refused:   newIDTable(),
-		gate:      newGate(),
-		queued:    map[idKey]*Call{},
-		pending:   map[idKey]pendingReq{},
-		ended:     make(chan struct{}),
-		done:      make(chan struct{}),
+		p:             p,
+		rootsReqs:     newIDTable(),
+		refused:       newIDTable(),
+		gate:          newGate(),
+		queued:        map[idKey]*Call{},
+		pending:       map[idKey]pendingReq{},
+		continuations: map[string]*continuation{},
+		ended:         make(chan struct{}),
+		done:          make(chan struct{}),
 	}
 }
 
@@ -73,6 +77,7 @@ func (s *Session) AgentEnded() { s.endOnce.Do(func() { close(s.ended) }) }
 func (s *Session) End() {
 	s.doneOnce.Do(func() { close(s.done) })
 	s.settleUnanswered()
+	s.settleContinuations()
 }
 
 // FromAgent decides one message from the agent (one JSON value; an array is
@@ -217,7 +222,7 @@ func (s *Session) FromServer(msg []byte) Step {
 		}
 	case !m.hasMethod:
 		r, _ := s.answered(m.key)
-		if r.decision != nil {
+		if r.decision != nil && !s.remember(inputRequired(m.fields), r) {
 			s.p.settle(r.decision, outcomeOf(m.fields))
 		}
 		res, isResult := m.fields["result"]
