@@ -82,13 +82,17 @@ func TestVersionBuilt(t *testing.T) {
 	for _, name := range []string{"go.mod", "go.sum"} {
 		copyFile(t, filepath.Join(root, name), filepath.Join(src, name))
 	}
-	// The packages tickettool is built from, and nothing else.
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", ".").Output()
+	// The packages tickettool is built from (their Go files and the files
+	// they embed), and nothing else.
+	out, err := exec.Command("go", "list", "-deps", "-f",
+		"{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}}\t{{.}}{{end}}\n{{end}}", ".").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	abs, _ := filepath.Abs(root)
-	for dir := range strings.FieldsSeq(string(out)) {
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		dir := fields[0]
 		rel, err := filepath.Rel(abs, dir)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue // a dependency's, from the module cache
@@ -96,6 +100,9 @@ func TestVersionBuilt(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, f := range files {
 			copyFile(t, f, filepath.Join(src, rel, filepath.Base(f)))
+		}
+		for _, f := range fields[1:] {
+			copyFile(t, filepath.Join(dir, f), filepath.Join(src, rel, f))
 		}
 	}
 	git(src, "init", "-q")
