@@ -284,6 +284,23 @@ func TestSessionNotFound(t *testing.T) {
 	if reinit != 1 || initialized != 1 {
 		t.Errorf("%d new initializes, %d initialized in the new session; want 1 and 1", reinit, initialized)
 	}
+	// When the agent leaves, the session is deleted.
+	r.pp.toProxy.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		reqs := f.requests()
+		last := reqs[len(reqs)-1]
+		if last.method == http.MethodDelete {
+			if last.header.Get("Mcp-Session-Id") != "s3" {
+				t.Errorf("deleted session %q, want s3", last.header.Get("Mcp-Session-Id"))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session was not deleted when the agent left")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestUpstreamValidate(t *testing.T) {
