@@ -134,6 +134,7 @@ func (p *Proxy) ServeUpstream(ctx context.Context, agentIn io.Reader, agentOut i
 	h := &httpSide{
 		p: p, up: up, client: client, ctx: hctx, cancel: cancel,
 		streams: map[idKey]stream{},
+		params:  map[string][]paramHeader{},
 		done:    make(chan error, 1),
 	}
 	defer h.end()
@@ -159,8 +160,9 @@ type httpSide struct {
 	initDone []byte // the agent's notifications/initialized, likewise
 	getting  bool   // the GET stream is open or opening
 	reinits  int
-	reinitMu sync.Mutex       // one new session at a time
-	streams  map[idKey]stream // the agent's requests awaiting their answer
+	reinitMu sync.Mutex               // one new session at a time
+	streams  map[idKey]stream         // the agent's requests awaiting their answer
+	params   map[string][]paramHeader // x-mcp-header annotations, by tool
 	inflight sync.WaitGroup
 
 	done    chan error

@@ -208,6 +208,7 @@ func (h *httpSide) post(ctx context.Context, o *outgoing, r route, retry bool) {
 		if o.name != nil && (o.method == "tools/call" || o.method == "resources/read" || o.method == "prompts/get") {
 			req.Header.Set("Mcp-Name", headerValue(*o.name))
 		}
+		h.setParams(req, o)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
@@ -279,6 +280,11 @@ func (h *httpSide) relayBody(ctx context.Context, resp *http.Response, o *outgoi
 		if o.id != nil && answers(msg, o.key) {
 			answered = true
 			h.noteVersion(o, msg)
+			if o.method == "tools/list" {
+				if kept := h.learnParams(msg); kept != nil {
+					msg = kept
+				}
+			}
 		}
 		h.deliver(msg)
 		return !answered // the answer ends the stream

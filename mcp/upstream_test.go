@@ -338,3 +338,49 @@ func TestHeaderValue(t *testing.T) {
 		}
 	}
 }
+
+// TestParamHeaders: the arguments a tool's inputSchema marks with
+// x-mcp-header go out as Mcp-Param-NAME headers (nested properties too,
+// integers in decimal, values outside plain ASCII in the Base64 form), and
+// a tool whose annotations break the rules is dropped from tools/list.
+func TestParamHeaders(t *testing.T) {
+	list := `{"tools":[` +
+		`{"name":"sql","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},` +
+		`"opts":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}},"q":{"type":"string"}}}},` +
+		`{"name":"items","inputSchema":{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","x-mcp-header":"L"}}}}},` +
+		`{"name":"dup","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}},` +
+		`{"name":"num","inputSchema":{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}},` +
+		`{"name":"plain","inputSchema":{"type":"object"}}],"resultType":"complete"}`
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(body, `"tools/list"`) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, idOf(body), list)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[],"resultType":"complete"}}`, idOf(body))
+	})
+	r := startUpstream(t, f, "", "calls=10")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+stateless+`}}`)
+	got := r.agentGets(t)
+	for _, name := range []string{`"sql"`, `"plain"`} {
+		if !strings.Contains(got, name) {
+			t.Errorf("tools/list lost %s: %s", name, got)
+		}
+	}
+	for _, name := range []string{`"items"`, `"dup"`, `"num"`} {
+		if strings.Contains(got, name) {
+			t.Errorf("tools/list kept %s: %s", name, got)
+		}
+	}
+	r.agentSays(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sql","arguments":{"region":"us-west1","opts":{"n":42},"q":"x"},`+stateless+`}}`)
+	r.agentGets(t)
+	r.agentSays(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sql","arguments":{"region":"Hello, 世界"},`+stateless+`}}`)
+	r.agentGets(t)
+	reqs := f.requests()
+	if h := reqs[1].header; h.Get("Mcp-Param-Region") != "us-west1" || h.Get("Mcp-Param-N") != "42" {
+		t.Errorf("call headers %v", h)
+	}
+	if h := reqs[2].header; h.Get("Mcp-Param-Region") != "=?base64?SGVsbG8sIOS4lueVjA==?=" || h.Get("Mcp-Param-N") != "" {
+		t.Errorf("call headers %v", h)
+	}
+}
