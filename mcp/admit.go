@@ -95,6 +95,13 @@ func (s *Session) cancelled(requestID json.RawMessage) bool {
 // cancelled meanwhile comes back as an empty Step. Calls must be admitted
 // in the order the agent sent them.
 func (s *Session) Admit(c *Call) Step {
+	return s.admitUnder(c, s.p.state)
+}
+
+// admitUnder is Admit with the ticket the call is decided under, read
+// once the gate lets the call through: the proxy's own (Proxy.state), or,
+// for a transport whose clients present their own, the client's.
+func (s *Session) admitUnder(c *Call, ticket func() *ticketState) Step {
 	ready := s.gate.wait(c.readOnly(), s.p.cfg.GateTimeout, s.done, s.ended)
 	switch {
 	case c.cancelled.Load():
@@ -105,7 +112,7 @@ func (s *Session) Admit(c *Call) Step {
 		return s.answer(c.m, errorResponse(c.m.id, codeInternalError, fmt.Sprintf(
 			"mcp: not checked: a call that may change the filesystem was still unanswered after %v", s.p.cfg.GateTimeout)))
 	}
-	st := s.p.state() // one ticket for the whole call
+	st := ticket() // one ticket for the whole call
 	var v verdict
 	if k := s.resume(c); k != nil {
 		s.p.log.Printf("tools/call %q continues the call the server asked input for: no new charge", c.name)

@@ -36,7 +36,9 @@ type Upstream struct {
 	// guard. It must not set a header the transport sets itself.
 	Header http.Header
 	// Client sends the requests; nil means a client of its own without an
-	// overall timeout (a call's stream lasts as long as the call).
+	// overall timeout (a call's stream lasts as long as the call) that
+	// follows no redirect: a redirect would carry the server's credentials
+	// (an API key in a header of any name) to another address.
 	Client *http.Client
 }
 
@@ -128,7 +130,9 @@ func (p *Proxy) ServeUpstream(ctx context.Context, agentIn io.Reader, agentOut i
 	}
 	client := up.Client
 	if client == nil {
-		client = &http.Client{}
+		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}}
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &httpSide{

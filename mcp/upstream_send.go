@@ -157,6 +157,9 @@ func (h *httpSide) post(ctx context.Context, o *outgoing, r route, retry bool) {
 // refusedUnread reports whether an HTTP status shows the server refused a
 // request before acting on it: it never ran.
 func refusedUnread(status int) bool {
+	if status/100 == 3 { // a redirect, not followed
+		return true
+	}
 	switch status {
 	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
 		http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusRequestEntityTooLarge,

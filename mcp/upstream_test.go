@@ -384,3 +384,24 @@ func TestParamHeaders(t *testing.T) {
 		t.Errorf("call headers %v", h)
 	}
 }
+
+// TestNoRedirect: a redirect is not followed, so the server's credential
+// never goes to another address; the call gets an error and its budget
+// back (the server refused it unread).
+func TestNoRedirect(t *testing.T) {
+	elsewhere := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, idOf(body))
+	})
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		http.Redirect(w, r, elsewhere.srv.URL, http.StatusTemporaryRedirect)
+	})
+	r := startUpstream(t, f, "", "calls=10")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",`+stateless+`}}`)
+	if got := r.agentGets(t); errorCode(t, got, "1") != codeInternalError || !strings.Contains(got, "HTTP 307") {
+		t.Fatalf("agent got %s", got)
+	}
+	if n := len(elsewhere.requests()); n != 0 {
+		t.Errorf("the redirect was followed: %d requests elsewhere", n)
+	}
+}
