@@ -106,6 +106,15 @@ const (
 	// listenBackoff is the wait before the GET stream is opened again.
 	listenBackoff = time.Second
 
+	// maxResumes bounds how many times in a row a request's stream the
+	// server closed before its answer (2025-11-25) is resumed without a
+	// new event; then the call's answer counts as lost.
+	maxResumes = 5
+
+	// maxResumeWait bounds the retry a stream may ask the guard to wait
+	// before it resumes the stream.
+	maxResumeWait = 30 * time.Second
+
 	// maxReinits bounds the new sessions one relay starts when the server
 	// forgets its session (404): a server that forgets every session at
 	// once is not followed for ever.

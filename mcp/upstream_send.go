@@ -137,7 +137,7 @@ func (h *httpSide) post(ctx context.Context, o *outgoing, r route, retry bool) {
 		h.post(ctx, o, r, false)
 		return
 	}
-	answered := h.relayBody(ctx, resp, o)
+	answered := h.relayBody(ctx, resp, o, r)
 	switch {
 	case answered || o.id == nil:
 		if o.method == "notifications/initialized" && resp.StatusCode/100 == 2 {
@@ -171,8 +171,9 @@ func refusedUnread(status int) bool {
 
 // relayBody passes the messages of a response to the agent as they arrive
 // and reports whether the answer to o came.
-func (h *httpSide) relayBody(ctx context.Context, resp *http.Response, o *outgoing) bool {
+func (h *httpSide) relayBody(ctx context.Context, resp *http.Response, o *outgoing, r route) bool {
 	answered := false
+	var events sseEvents
 	each := func(msg []byte) bool {
 		if o.id != nil && answers(msg, o.key) {
 			answered = true
@@ -190,9 +191,12 @@ func (h *httpSide) relayBody(ctx context.Context, resp *http.Response, o *outgoi
 	max := h.p.cfg.MaxMessageBytes
 	switch {
 	case ct == "text/event-stream":
-		if err := readSSE(resp.Body, max, each); errors.Is(err, errTooLong) {
+		if err := readSSE(resp.Body, max, &events, each); errors.Is(err, errTooLong) {
 			h.tooLongAnswer(o)
 			return true
+		}
+		if !answered && o.id != nil && !r.stateless && r.session != "" && events.lastID != "" {
+			return h.resume(ctx, o, r, &events, each)
 		}
 	case ct == "application/json":
 		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))

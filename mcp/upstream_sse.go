@@ -16,15 +16,25 @@ import (
 
 var errTooLong = errors.New("mcp: message longer than the limit")
 
+// sseEvents is what a stream said about resuming it: the id of its last
+// event and how long to wait before reconnecting.
+type sseEvents struct {
+	lastID string
+	retry  time.Duration
+}
+
 // readSSE reads a text/event-stream (the WHATWG HTML "server-sent events"
 // format) and calls each with the data of every event that has some, as it
 // arrives, until the stream ends, each returns false, or an event's data
-// passes max bytes (errTooLong). Comments, event names, ids and retry
-// fields are ignored: the guard never resumes a stream.
-func readSSE(r io.Reader, max int, each func([]byte) bool) error {
+// passes max bytes (errTooLong). It keeps the last event id and retry in
+// ev (nil: not kept); comments and event names are ignored.
+func readSSE(r io.Reader, max int, ev *sseEvents, each func([]byte) bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data []byte
 	has := false
+	if ev == nil {
+		ev = &sseEvents{}
+	}
 	for {
 		line, err := readLine(br, max)
 		if err != nil {
@@ -42,7 +52,19 @@ func readSSE(r io.Reader, max int, each func([]byte) bool) error {
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
-		if string(field) != "data" {
+		switch string(field) {
+		case "id":
+			if !bytes.ContainsRune(value, 0) && len(value) <= maxIDBytes {
+				ev.lastID = string(value)
+			}
+			continue
+		case "retry":
+			if ms, err := strconv.Atoi(string(value)); err == nil && ms >= 0 {
+				ev.retry = min(time.Duration(ms)*time.Millisecond, maxResumeWait)
+			}
+			continue
+		case "data":
+		default:
 			continue
 		}
 		if has {
@@ -142,7 +164,7 @@ func (h *httpSide) listenOnce(session, version string) (got, stop bool) {
 	if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
 		return false, true
 	}
-	readSSE(resp.Body, h.p.cfg.MaxMessageBytes, func(msg []byte) bool {
+	readSSE(resp.Body, h.p.cfg.MaxMessageBytes, nil, func(msg []byte) bool {
 		got = true
 		h.deliver(msg)
 		return true
@@ -203,7 +225,7 @@ func (h *httpSide) reinit(old string) error {
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if ct == "text/event-stream" {
-		readSSE(resp.Body, h.p.cfg.MaxMessageBytes, each)
+		readSSE(resp.Body, h.p.cfg.MaxMessageBytes, nil, each)
 	} else if body, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.p.cfg.MaxMessageBytes))); err == nil {
 		each(body)
 	}
@@ -227,4 +249,54 @@ func (h *httpSide) versionNow() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.version
+}
+
+// resume reconnects to a request's stream the server closed before its
+// answer (2025-11-25, "Resumability and Redelivery": a GET with
+// Last-Event-ID, after the retry the stream asked for), and reads on until
+// the answer, at most maxResumes times in a row without an event. It
+// reports whether the answer came.
+func (h *httpSide) resume(ctx context.Context, o *outgoing, r route, ev *sseEvents, each func([]byte) bool) bool {
+	answered := false
+	wrapped := func(msg []byte) bool {
+		if !each(msg) {
+			answered = true
+			return false
+		}
+		return true
+	}
+	for tries := 0; tries < maxResumes && !answered; tries++ {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(ev.retry):
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.up.URL, nil)
+		if err != nil {
+			return false
+		}
+		h.headers(req, r.version, r.session)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Last-Event-ID", ev.lastID)
+		resp, err := h.client.Do(req)
+		if err != nil {
+			continue
+		}
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+			resp.Body.Close()
+			return false // the server cannot resume it
+		}
+		before := ev.lastID
+		err = readSSE(resp.Body, h.p.cfg.MaxMessageBytes, ev, wrapped)
+		resp.Body.Close()
+		if errors.Is(err, errTooLong) {
+			h.tooLongAnswer(o)
+			return true
+		}
+		if ev.lastID != before {
+			tries = -1 // it moved on: start counting again
+		}
+	}
+	return answered
 }

@@ -288,11 +288,15 @@ func TestSessionNotFound(t *testing.T) {
 	r.pp.toProxy.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		reqs := f.requests()
-		last := reqs[len(reqs)-1]
-		if last.method == http.MethodDelete {
-			if last.header.Get("Mcp-Session-Id") != "s3" {
-				t.Errorf("deleted session %q, want s3", last.header.Get("Mcp-Session-Id"))
+		deleted := ""
+		for _, q := range f.requests() {
+			if q.method == http.MethodDelete {
+				deleted = q.header.Get("Mcp-Session-Id")
+			}
+		}
+		if deleted != "" {
+			if deleted != "s3" {
+				t.Errorf("deleted session %q, want s3", deleted)
 			}
 			break
 		}
@@ -403,5 +407,69 @@ func TestNoRedirect(t *testing.T) {
 	}
 	if n := len(elsewhere.requests()); n != 0 {
 		t.Errorf("the redirect was followed: %d requests elsewhere", n)
+	}
+}
+
+// TestResumeStream: under 2025-11-25 a server may close a request's
+// stream before its answer and let the client resume it (a GET with
+// Last-Event-ID, after the retry it asked for): the guard does, and the
+// agent gets the answer once.
+func TestResumeStream(t *testing.T) {
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		switch {
+		case strings.Contains(body, `"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+		case r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == "e1":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n")
+		case r.Method == http.MethodGet:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case idOf(body) == "":
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "id: e0\ndata:\n\n")
+			fmt.Fprint(w, "id: e1\nretry: 10\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+			// The connection closes before the answer.
+		}
+	})
+	logPath := filepath.Join(t.TempDir(), "r.log")
+	r := startUpstream(t, f, logPath, "tools=slow")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
+	r.agentGets(t)
+	r.agentSays(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
+	if got := r.agentGets(t); !strings.Contains(got, "notifications/progress") {
+		t.Fatalf("agent got %s", got)
+	}
+	if got := r.agentGets(t); !strings.Contains(got, `"id":1,"result"`) {
+		t.Fatalf("agent got %s", got)
+	}
+	resumed := 0
+	for _, req := range f.requests() {
+		if req.method == http.MethodGet && req.header.Get("Last-Event-ID") == "e1" && req.header.Get("Mcp-Session-Id") == "s1" {
+			resumed++
+		}
+	}
+	if resumed != 1 {
+		t.Errorf("%d resumptions, want 1", resumed)
+	}
+	r.pp.toProxy.Close()
+	time.Sleep(100 * time.Millisecond)
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for e, err := range chain.Scan(bytes.NewReader(b)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, e.Record.Kind.String())
+	}
+	if got := strings.Join(kinds, ","); got != "allowed,captured" {
+		t.Errorf("receipts %s", got)
 	}
 }
