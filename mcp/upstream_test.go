@@ -75,6 +75,12 @@ func idOf(body string) string {
 // logPath when set) between raw agent lines and the fake server.
 func startUpstream(t *testing.T, f *fakeHTTP, logPath string, caveats ...string) *rawSetup {
 	t.Helper()
+	return startUpstreamWith(t, f, logPath, nil, caveats...)
+}
+
+// startUpstreamWith is startUpstream with the config edited first.
+func startUpstreamWith(t *testing.T, f *fakeHTTP, logPath string, edit func(*Config), caveats ...string) *rawSetup {
+	t.Helper()
 	r := &rawSetup{pp: newPipes(), toAgent: make(chan string, 16), log: &syncBuffer{}, dir: realTempDir(t)}
 	sk, keys := rootKey(t)
 	cfg := Config{Ticket: mint(t, sk, caveats...), Keys: keys, Now: fixedNow, Log: r.log, Profile: &Profile{Name: "t", Tools: map[string]ToolArgs{
@@ -91,6 +97,9 @@ func startUpstream(t *testing.T, f *fakeHTTP, logPath string, caveats ...string)
 		}
 		t.Cleanup(func() { l.Close() })
 		cfg.Receipts = l
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	p, err := New(cfg)
 	if err != nil {
@@ -471,5 +480,31 @@ func TestResumeStream(t *testing.T) {
 	}
 	if got := strings.Join(kinds, ","); got != "allowed,captured" {
 		t.Errorf("receipts %s", got)
+	}
+}
+
+// TestAnswerTooLong: an answer longer than the guard's limit, streamed or
+// not, is never passed on whole: the agent gets an error, and the call,
+// which ran, counts as spent.
+func TestAnswerTooLong(t *testing.T) {
+	big := strings.Repeat("x", 2000)
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		answer := `{"jsonrpc":"2.0","id":` + idOf(body) + `,"result":{"content":[{"type":"text","text":"` + big + `"}]}}`
+		if strings.Contains(body, `"name":"echo"`) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, answer)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, answer)
+	})
+	r := startUpstreamWith(t, f, "", func(c *Config) { c.MaxMessageBytes = 1024 }, "calls=10")
+	for i, tool := range []string{"echo", "slow"} {
+		id := fmt.Sprint(i + 1)
+		r.agentSays(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"`+tool+`",`+stateless+`}}`)
+		got := r.agentGets(t)
+		if errorCode(t, got, id) != codeInternalError || !strings.Contains(got, "longer than the guard's limit") || strings.Contains(got, big) {
+			t.Errorf("%s: agent got %.200s", tool, got)
+		}
 	}
 }
