@@ -137,7 +137,7 @@ func (p *Proxy) ServeUpstream(ctx context.Context, agentIn io.Reader, agentOut i
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &httpSide{
 		p: p, up: up, client: client, ctx: hctx, cancel: cancel,
-		streams: map[idKey]stream{},
+		streams: map[idKey]*stream{},
 		params:  map[string][]paramHeader{},
 		done:    make(chan error, 1),
 	}
@@ -165,7 +165,7 @@ type httpSide struct {
 	getting  bool   // the GET stream is open or opening
 	reinits  int
 	reinitMu sync.Mutex               // one new session at a time
-	streams  map[idKey]stream         // the agent's requests awaiting their answer
+	streams  map[idKey]*stream        // the agent's requests awaiting their answer
 	params   map[string][]paramHeader // x-mcp-header annotations, by tool
 	inflight sync.WaitGroup
 

@@ -67,12 +67,17 @@ func (h *httpSide) send(o *outgoing) {
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
 	if o.id != nil {
+		mine := &stream{cancel: cancel, stateless: r.stateless}
 		h.mu.Lock()
-		h.streams[o.key] = stream{cancel: cancel, stateless: r.stateless}
+		h.streams[o.key] = mine
 		h.mu.Unlock()
 		defer func() {
+			// Once the answer reached the agent its id may be in use by a
+			// new request already: only this request's entry goes.
 			h.mu.Lock()
-			delete(h.streams, o.key)
+			if h.streams[o.key] == mine {
+				delete(h.streams, o.key)
+			}
 			h.mu.Unlock()
 		}()
 	}
