@@ -151,6 +151,18 @@
 //
 // Proxy.Serve runs the same proxy over streams the caller provides (tests,
 // or a server that is not a child process).
+// Proxy.ServeUpstream runs it between the agent's streams and a remote
+// server over Streamable HTTP ([Upstream]: revisions 2025-11-25 and
+// 2026-07-28, the server's own credentials in Upstream.Header, never the
+// ticket).
+//
+// # Profiles
+//
+// A [Profile] names the subject-carrying arguments of a server's tools.
+// Filesystem() is the default; ParseProfile reads the JSON text form
+// (JSON pointers to path, URL and host arguments) that Profile.String
+// writes, and ShippedProfile returns the profiles shipped in profiles/ for
+// the reference servers the guard is tested with.
 //
 // # One policy, every transport
 //
