@@ -83,8 +83,10 @@ func ParseProfile(data []byte) (*Profile, error) {
 				if count(all, ptr) > 1 {
 					return nil, fmt.Errorf("mcp: profile %s tool %q: pointer %q is listed twice", pt.Name, tool, ptr)
 				}
-				if len(tokens) == 1 {
-					ptr = tokens[0] // a top-level argument: its name
+				if len(tokens) == 1 && !strings.HasPrefix(tokens[0], "/") {
+					// A top-level argument: its name. A name starting with
+					// "/" stays a pointer, which ToolArgs reads as one.
+					ptr = tokens[0]
 				}
 				*lists[i] = append(*lists[i], ptr)
 			}

@@ -52,7 +52,7 @@ func TestParseProfileRefuses(t *testing.T) {
 // host, or a look-alike name at any level is an error.
 func TestProfileSubjects(t *testing.T) {
 	p, err := ParseProfile([]byte(`{"name":"t","tools":{"t":{
-		"paths":["/a/b~1c"],"pathLists":["/list"],"urls":["/u"],"hosts":["/opt/host"]}}}`))
+		"paths":["/a/b~1c","/~1slash"],"pathLists":["/list"],"urls":["/u"],"hosts":["/opt/host"]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +64,9 @@ func TestProfileSubjects(t *testing.T) {
 		{`{"a":{"b/c":"/x"},"list":["/y"],"u":"https://e.com/","opt":{"host":"api.example.com:8443"}}`,
 			[]string{"/x", "/y"}, []string{"https://e.com/", "https://api.example.com:8443/"}, ""},
 		{`{}`, nil, nil, ""},
+		// An argument whose name starts with "/" is that argument, not
+		// the one named without it.
+		{`{"/slash":"/p","slash":"/q"}`, []string{"/p"}, nil, ""},
 		{`{"a":null}`, nil, nil, ""},
 		{`{"a":"str"}`, nil, nil, `argument "/a" must be an object`},
 		{`{"a":{"b/c":7}}`, nil, nil, `argument "/a/b~1c" must be a string`},
