@@ -158,7 +158,10 @@ func TestE2EHTTPEverything(t *testing.T) {
 	if err := os.WriteFile(headers, []byte("# the server's own credential\nAuthorization: Bearer upstream-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ticket := e.mint(t, "tools=ev/echo,ev/trigger-long-running-operation", "calls=9", "until=10m")
+	// The main ticket is bound to the guard's holder key: the guard holds
+	// the key, so no proof travels, to the server least of all.
+	e.tt(t, "holder", "--alg", "eddsa", "--out", "guard.jwk")
+	ticket := e.mint(t, "--bind", "guard.jwk.pub", "tools=ev/echo,ev/trigger-long-running-operation", "calls=9", "until=10m")
 
 	var progress sync.Map // token -> time of the first progress
 	stderr := &e2eBuffer{}
@@ -167,7 +170,7 @@ func TestE2EHTTPEverything(t *testing.T) {
 			t.Logf("guard:\n%s\nserver:\n%s", stderr, ev.stderr)
 		}
 	}()
-	connect := func(t *testing.T, ticket string) *sdk.ClientSession {
+	connect := func(t *testing.T, ticket string, flags ...string) *sdk.ClientSession {
 		t.Helper()
 		client := sdk.NewClient(&sdk.Implementation{Name: "e2e-agent", Version: "1.0.0"}, &sdk.ClientOptions{
 			ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
@@ -181,6 +184,7 @@ func TestE2EHTTPEverything(t *testing.T) {
 		cmd := exec.Command(e.bin, "mcp", "--ticket-file", ticketFile, "--key", filepath.Join(e.keys, "root.key.pub"),
 			"--receipts", e.log, "--receipt-key", filepath.Join(e.keys, "rk.key"), "--server-name", "ev",
 			"--profile", "everything", "--upstream", ev.rec.srv.URL+"/mcp", "--upstream-header-file", headers)
+		cmd.Args = append(cmd.Args, flags...)
 		cmd.Stderr = stderr
 		cs, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second},
 			&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -190,7 +194,7 @@ func TestE2EHTTPEverything(t *testing.T) {
 		return cs
 	}
 	ctx := context.Background()
-	cs := connect(t, ticket)
+	cs := connect(t, ticket, "--holder-key", filepath.Join(e.keys, "guard.jwk"))
 	call := func(t *testing.T, ctx context.Context, tool string, args map[string]any, token string) (string, bool, error) {
 		t.Helper()
 		return callText(ctx, cs, tool, args, token)
@@ -292,7 +296,7 @@ func TestE2EHTTPEverything(t *testing.T) {
 		for _, r := range reqs {
 			all := r.body + fmt.Sprint(r.header)
 			if strings.Contains(all, token.Prefix) || strings.Contains(all, ticket[len(token.Prefix):len(token.Prefix)+24]) ||
-				strings.Contains(strings.ToLower(all), "dpop") {
+				strings.Contains(strings.ToLower(all), "dpop") || strings.Contains(all, "eyJ") { // a JWS, as a proof is
 				t.Errorf("the server saw the ticket or a proof: %s %v %s", r.method, r.header, r.body)
 			}
 			if r.header.Get("Authorization") == "Bearer upstream-secret" {
