@@ -21,9 +21,9 @@ var messageNames = []string{"jsonrpc", "id", "method", "params", "result", "erro
 
 // paramsNames are the members of a request's or notification's params the
 // proxy reads, whatever the method: tools/call's name, arguments and _meta,
-// the inputResponses of a multi round-trip request, a cancellation's
-// requestId.
-var paramsNames = []string{"name", "arguments", "_meta", "inputResponses", "requestId", "task"}
+// the inputResponses and requestState of a multi round-trip request, a
+// cancellation's requestId.
+var paramsNames = []string{"name", "arguments", "_meta", "inputResponses", "requestState", "requestId", "task"}
 
 // requestNames are the members a JSON-RPC 2.0 request or notification may
 // have. The reference TypeScript SDK's schemas are strict: it drops a

@@ -236,8 +236,18 @@ func TestPoolDischarges(t *testing.T) {
 // discharge that command makes is in the directory (no restart), the
 // same call is allowed once, and refused again (the guard's discharge
 // budgets).
+//
+// It runs over stdio and, with the server behind the SDK's Streamable
+// HTTP handler, over each revision the guard speaks to an HTTP server:
+// one policy for every transport.
 func TestApprovalFlow(t *testing.T) {
-	s, dir := startApproval(t)
+	for _, v := range []string{"2025-11-25", "http:" + ProtocolSessions, "http:" + ProtocolStateless} {
+		t.Run(v, func(t *testing.T) { testApprovalFlow(t, v) })
+	}
+}
+
+func testApprovalFlow(t *testing.T, version string) {
+	s, dir := startApprovalVersion(t, version)
 	args := map[string]any{"path": filepath.Join(s.dir, "post.txt"), "content": "Q3 prices up 3%"}
 	txt, isErr := s.call(t, "write_file", args)
 	if !isErr || !strings.Contains(txt, "approval needed from lead (code ") || !strings.Contains(txt, "--once --args @"+dir) {
@@ -301,8 +311,15 @@ func TestCallArgs(t *testing.T) {
 // approverKey, and a discharge directory, which it returns.
 func startApproval(t *testing.T) (*setup, string) {
 	t.Helper()
+	return startApprovalVersion(t, "2025-11-25")
+}
+
+// startApprovalVersion is startApproval over the given transport and
+// protocol version (see start).
+func startApprovalVersion(t *testing.T, version string) (*setup, string) {
+	t.Helper()
 	var dir string
-	s := start(t, options{version: "2025-11-25", edit: func(c *Config, s *setup) {
+	s := start(t, options{version: version, edit: func(c *Config, s *setup) {
 		sk, _ := rootKey(t)
 		cs, err := caveat.ParseAll([]string{"paths=" + s.dir, "tools=read_file,write_file", "until=1h"}, t0)
 		if err != nil {

@@ -23,26 +23,30 @@ const RefusalPrefix = "refused by ticket: "
 // from 2026-07-28 on (SEP-2575), whose results carry a resultType.
 const protocolVersionMeta = "io.modelcontextprotocol/protocolVersion"
 
-// pendingCall is a tools/call the pump parsed, waiting for the gate: its
+// Call is a tools/call the pump parsed, waiting for the gate: its
 // paths are resolved and checked only when no call that may change them
 // is in flight.
-type pendingCall struct {
-	m          *message
-	line       []byte
-	params     map[string]json.RawMessage
-	name       string
-	paths      []string
-	urls       []string
-	spec       ToolArgs
-	args       []byte      // params.arguments ("null" too), "{}" when absent
-	digest     []byte      // the args digest of args; nil when it has none
-	known      bool        // the profile knows the tool
-	cancelled  atomic.Bool // the agent cancelled it before it was checked
-	modernForm bool
+type Call struct {
+	m       *message
+	line    []byte
+	params  map[string]json.RawMessage
+	name    string
+	paths   []string
+	urls    []string
+	spec    ToolArgs
+	args    []byte // params.arguments ("null" too), "{}" when absent
+	digest  []byte // the args digest of args; nil when it has none
+	known   bool   // the profile knows the tool
+	refusal string // why the guard refuses the call as it stands; "" when it can be checked
+	// requestState is the retry of a multi round-trip call's echo of the
+	// server's state (see continuation); "" when none.
+	requestState string
+	cancelled    atomic.Bool // the agent cancelled it before it was checked
+	modernForm   bool
 }
 
 // readOnly reports whether the call cannot change the filesystem.
-func (c *pendingCall) readOnly() bool { return c.known && c.spec.ReadOnly }
+func (c *Call) readOnly() bool { return c.known && c.spec.ReadOnly }
 
 // verdict is what the proxy does with a tools/call.
 type verdict struct {
@@ -75,23 +79,23 @@ func agentParams(m *message) (map[string]json.RawMessage, error) {
 const errArgsNames = "params.arguments must be a JSON object in which no object, at any depth, " +
 	"has two member names equal under case folding"
 
-// parseCall reads a tools/call without deciding it: a call that is
-// malformed (wrong types, a duplicate or look-alike member name, two names
-// equal under case folding at any depth of the arguments, a relative path
-// the server would resolve where the guard cannot see) gets a JSON-RPC
-// invalid-params answer and no receipt, since it is not a decision on the
-// ticket.
-func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*pendingCall, []byte) {
+// parseCall reads a tools/call without deciding it. A call that is not a
+// well-formed request (params or arguments not an object, a name that is
+// not a string, a duplicate or look-alike member name, two names equal
+// under case folding at any depth of the arguments) gets a JSON-RPC
+// invalid-params answer and no receipt: it is not a decision on the
+// ticket. A well-formed call the guard cannot check as it stands (a
+// task-augmented call, a subject argument of the wrong type, a relative
+// path the server would resolve where the guard cannot see) is parsed with
+// its refusal, which decide records and answers as a tool result.
+func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []byte) (*Call, []byte) {
 	if params == nil || !utf8.Valid(m.fields["params"]) {
 		return nil, p.malformed(m, "params must be a JSON object of valid UTF-8 without duplicate names")
 	}
 	// The line is the reader's buffer: the call outlives it in the queue.
-	c := &pendingCall{m: m, line: bytes.Clone(line), params: params, modernForm: modern(params)}
+	c := &Call{m: m, line: bytes.Clone(line), params: params, modernForm: modern(params)}
 	if raw, ok := params["name"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &c.name) != nil {
 		return nil, p.malformed(m, "params.name must be a string")
-	}
-	if _, ok := present(params, "task"); ok {
-		return nil, p.malformed(m, fmt.Sprintf("tool %q: a task-augmented call is not supported: the guard cannot tell when a task runs", c.name))
 	}
 	args := map[string]json.RawMessage{}
 	if raw, ok := present(params, "arguments"); ok {
@@ -104,16 +108,26 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 	if c.digest == nil && foldCollision(c.args) {
 		return nil, p.malformed(m, errArgsNames)
 	}
+	json.Unmarshal(params["requestState"], &c.requestState)
 	c.spec, c.known = p.cfg.Profile.Tools[c.name]
 	var err error
-	if c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args); err != nil {
+	c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args)
+	var ae *aliasError
+	switch {
+	case errors.As(err, &ae):
 		return nil, p.malformed(m, fmt.Sprintf("tool %q: %v", c.name, strings.TrimPrefix(err.Error(), "mcp: ")))
+	case err != nil:
+		c.refusal = fmt.Sprintf("tool %q: %v", c.name, strings.TrimPrefix(err.Error(), "mcp: "))
 	}
-	if p.cfg.Profile.AbsolutePaths {
+	if _, ok := present(params, "task"); ok {
+		c.refusal = fmt.Sprintf("tool %q: a task-augmented call is not supported: the guard cannot tell when a task runs; call the tool without a task", c.name)
+	}
+	if p.cfg.Profile.AbsolutePaths && c.refusal == "" {
 		for _, path := range c.paths {
 			if !filepath.IsAbs(path) {
-				return nil, p.malformed(m, fmt.Sprintf("tool %q: path %q is relative: the %s server resolves it against "+
-					"its allowed directories, which the guard cannot see; give an absolute path", c.name, path, p.cfg.Profile.Name))
+				c.refusal = fmt.Sprintf("tool %q: path %q is relative: the %s server resolves it against "+
+					"its allowed directories, which the guard cannot see; give an absolute path", c.name, path, p.cfg.Profile.Name)
+				break
 			}
 		}
 	}
@@ -122,27 +136,43 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 
 // decide checks one call once the gate lets it through. An allowed call is
 // forwarded; anything else is answered here and never reaches the server:
-// a refused one with an isError result naming every refusal, an ambiguous
-// path with an invalid-params error, and one whose decision could not be
-// recorded with an internal error.
-func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
-	paths, err := withResolved(c.paths, p.cfg.Dir)
-	if err != nil {
-		return verdict{answer: p.malformed(c.m, fmt.Sprintf("tool %q: %s", c.name, strings.TrimPrefix(err.Error(), "mcp: ")))}
-	}
-	if c.spec.ListsDirectories && len(st.paths) > 0 {
-		// The answer is cut down to the ticket's paths (filterDirs), so
-		// the call is checked as touching the narrowest of them.
-		paths = st.paths[len(st.paths)-1].List
-	}
+// a refused one (by the ticket, or by the guard for a call it cannot
+// check as it stands: see parseCall, and a path that matches several
+// entries by NFC form) with an isError result naming every refusal, after
+// its receipt, and one whose decision could not be recorded with an
+// internal error.
+func (p *Proxy) decide(st *ticketState, c *Call) verdict {
 	now := p.cfg.Now()
 	req := &caveat.Request{
 		Tool:     p.qualify(c.name),
 		Op:       "invoke",
-		Paths:    paths,
+		Paths:    c.paths,
 		URLs:     c.urls,
 		Audience: p.cfg.Audience,
 		Args:     c.digest,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
+	defer cancel()
+	if c.refusal == "" {
+		paths, err := withResolved(c.paths, p.cfg.Dir)
+		if err != nil {
+			c.refusal = fmt.Sprintf("tool %q: %s", c.name, strings.TrimPrefix(err.Error(), "mcp: "))
+		}
+		req.Paths = paths
+	}
+	if c.refusal != "" {
+		d, err := p.guard.RefusePrepared(ctx, st.prepared, req, now, c.refusal)
+		if err != nil {
+			return p.unrecorded(c, err)
+		}
+		text := RefusalPrefix + refusalText(d.Refusals)
+		p.log.Printf("tools/call %q: %s", c.name, text)
+		return verdict{answer: refusalResponse(c.m.id, text, c.modernForm)}
+	}
+	if c.spec.ListsDirectories && len(st.paths) > 0 {
+		// The answer is cut down to the ticket's paths (filterDirs), so
+		// the call is checked as touching the narrowest of them.
+		req.Paths = st.paths[len(st.paths)-1].List
 	}
 	if len(req.Paths) == 0 {
 		req.Paths = nil
@@ -151,13 +181,9 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	if len(st.approvals) > 0 && p.cfg.DischargeDir != "" {
 		req.Discharges, skipped = p.poolDischarges(st, req, now)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
-	defer cancel()
 	d, err := p.guard.VerifyPrepared(ctx, st.prepared, req, now)
 	if err != nil {
-		p.log.Printf("tools/call %q not forwarded: %v", c.name, err)
-		return verdict{answer: errorResponse(c.m.id, codeInternalError,
-			"mcp: the decision could not be recorded durably, so the call was not forwarded: "+err.Error())}
+		return p.unrecorded(c, err)
 	}
 	if d.Allowed {
 		return verdict{forward: true, decision: &d}
@@ -171,6 +197,13 @@ func (p *Proxy) decide(st *ticketState, c *pendingCall) verdict {
 	}
 	p.log.Printf("tools/call %q: %s", c.name, text)
 	return verdict{answer: refusalResponse(c.m.id, text, c.modernForm)}
+}
+
+// unrecorded is the answer to a call whose decision could not be recorded.
+func (p *Proxy) unrecorded(c *Call, err error) verdict {
+	p.log.Printf("tools/call %q not forwarded: %v", c.name, err)
+	return verdict{answer: errorResponse(c.m.id, codeInternalError,
+		"mcp: the decision could not be recorded durably, so the call was not forwarded: "+err.Error())}
 }
 
 func (p *Proxy) malformed(m *message, why string) []byte {

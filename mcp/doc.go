@@ -32,16 +32,28 @@
 //     settlement is a receipt too. A refused call
 //     never reaches the server; the agent gets a result with isError and one
 //     text block, [RefusalPrefix] followed by every verify.Refusal.String,
-//     joined by "; ". A call whose subject arguments have the wrong type,
-//     whose params repeat a member name (under case folding), or whose
-//     arguments hold an object, at any depth, with two member names equal
-//     under case folding (spec/CAVEATS.md, "The args digest"), gets a
-//     JSON-RPC invalid-params error and no receipt; a call
-//     whose receipt cannot be written gets an internal error. Every
-//     tools/call is a call: the retry of a multi round-trip call is checked
-//     and charged again. A tools/call without an id is dropped; a
-//     task-augmented one, and one with a relative path under a profile with
-//     AbsolutePaths, get an invalid-params error.
+//     joined by "; ". A well-formed call the guard cannot check as it
+//     stands (SEP-1303: a refusal the model can act on) is refused the same
+//     way, with a receipt whose check is guard.CheckRequest: a subject
+//     argument of the wrong type, a relative path under a profile with
+//     AbsolutePaths, a name matching several entries by NFC form, a
+//     task-augmented call. A call that is not a well-formed request
+//     (params or arguments not an object, a name that is not a string,
+//     params that repeat a member name under case folding, arguments
+//     holding an object, at any depth, with two member names equal under
+//     case folding: spec/CAVEATS.md, "The args digest") gets a JSON-RPC
+//     invalid-params error and no receipt; a call whose receipt cannot be
+//     written gets an internal error. A tools/call without an id is
+//     dropped.
+//   - Multi round-trip calls (2026-07-28): an allowed call the server
+//     answers with an input-required result carrying a requestState is
+//     not settled; the retry that echoes that requestState, for the same
+//     tool with arguments of the same args digest, within five minutes
+//     (at most Config.Hold), continues its admission: forwarded without a
+//     new check or charge, and settled by its own answer, so the call is
+//     one allowed record and one settlement. A remembered state is used
+//     once; any other retry is a new call. An admission whose retry never
+//     comes is captured when its state expires or the session ends.
 //   - Approvals: every tools/call carries Request.Args, the args digest
 //     of params.arguments ("{}" when absent, null when null; none when
 //     caveat.ArgsDigest refuses them). For a ticket with approval caveats,
@@ -139,4 +151,26 @@
 //
 // Proxy.Serve runs the same proxy over streams the caller provides (tests,
 // or a server that is not a child process).
+// Proxy.ServeUpstream runs it between the agent's streams and a remote
+// server over Streamable HTTP ([Upstream]: revisions 2025-11-25 and
+// 2026-07-28, the server's own credentials in Upstream.Header, never the
+// ticket).
+//
+// # Profiles
+//
+// A [Profile] names the subject-carrying arguments of a server's tools.
+// Filesystem() is the default; ParseProfile reads the JSON text form
+// (JSON pointers to path, URL and host arguments) that Profile.String
+// writes, and ShippedProfile returns the profiles shipped in profiles/ for
+// the reference servers the guard is tested with.
+//
+// # One policy, every transport
+//
+// Everything above is decided by a [Session] (Proxy.NewSession), on whole
+// JSON-RPC messages, whatever carries them: it answers each message with a
+// [Step] saying what to send to the server and to the agent, and hands
+// back each tools/call for [Session.Admit], which waits for the gate and
+// decides it. The stdio proxy and the Streamable HTTP upstream only move
+// bytes between their streams and a Session, so every transport makes the
+// same decisions with the same receipts.
 package mcp

@@ -110,9 +110,9 @@ func TestE2EFilesystemServer(t *testing.T) {
 		sess.refused(t, "read_text_file", map[string]any{"path": filepath.Join(e.ws, "allowed-other", "x")}, "paths", "block 0 caveat paths")
 		// The server expands ~/ and resolves relative paths against its
 		// allowed directories, which the guard cannot see: it refuses both
-		// as invalid params.
-		sess.invalid(t, "read_text_file", map[string]any{"path": "~/.profile"}, "is relative")
-		sess.invalid(t, "read_text_file", map[string]any{"path": "a.txt"}, "is relative")
+		// with a tool result the model can act on, and a receipt.
+		sess.refused(t, "read_text_file", map[string]any{"path": "~/.profile"}, "request", "request: ", "is relative", "give an absolute path")
+		sess.refused(t, "read_text_file", map[string]any{"path": "a.txt"}, "request", "request: ", "is relative")
 	})
 
 	t.Run("dotdot escape", func(t *testing.T) {
@@ -468,13 +468,17 @@ func (s *e2eSession) close(t *testing.T) {
 }
 
 // call calls a tool, records the decision the guard is expected to make
-// ("" for allowed, else the caveat that refuses), and returns the text of
+// ("" for allowed, "request" for a call the guard cannot check as it
+// stands, else the caveat that refuses), and returns the text of
 // the result and whether it is an error.
 func (s *e2eSession) call(t *testing.T, tool string, args map[string]any, caveat string) (string, bool) {
 	t.Helper()
-	if caveat == "" {
+	switch caveat {
+	case "":
 		s.e.decided("allowed fs/" + tool)
-	} else {
+	case "request": // the guard's own refusal names no caveat
+		s.e.decided("refused fs/" + tool)
+	default:
 		s.e.decided("refused fs/" + tool + " " + caveat)
 	}
 	res, err := s.cs.CallTool(e2eCtx(t), &sdk.CallToolParams{Name: tool, Arguments: args})

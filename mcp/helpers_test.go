@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,6 +125,18 @@ func serveProxy(t testing.TB, p *Proxy, pp *pipes) {
 	})
 }
 
+// serveUpstream runs p.ServeUpstream between the agent's ends of pp and
+// up until the test ends.
+func serveUpstream(t testing.TB, p *Proxy, pp *pipes, up *Upstream) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.ServeUpstream(context.Background(), pp.agentIn, pp.agentOut, up) }()
+	t.Cleanup(func() {
+		pp.closeAll()
+		<-done
+	})
+}
+
 // setup is a proxy between an SDK client and the fake filesystem server.
 type setup struct {
 	cs   *sdk.ClientSession
@@ -182,25 +197,37 @@ func start(t testing.TB, o options) *setup {
 	}
 	s.p = p
 	pp := newPipes()
-	serveProxy(t, p, pp)
 	ctx := context.Background()
-	ss, err := newFakeFS(s.rec).Connect(ctx, &sdk.IOTransport{Reader: pp.server, Writer: pp.toAgent}, nil)
-	if err != nil {
-		t.Fatal(err)
+	version, overHTTP := strings.CutPrefix(o.version, "http:")
+	if overHTTP {
+		// The same server behind the SDK's Streamable HTTP handler, the
+		// proxy in front of it as an HTTP client.
+		// The SDK's handler serves 2026-07-28 only without sessions.
+		srv := newFakeFS(s.rec)
+		ho := &sdk.StreamableHTTPOptions{Stateless: version >= ProtocolStateless}
+		ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, ho))
+		t.Cleanup(ts.Close)
+		serveUpstream(t, p, pp, &Upstream{URL: ts.URL})
+	} else {
+		serveProxy(t, p, pp)
+		ss, err := newFakeFS(s.rec).Connect(ctx, &sdk.IOTransport{Reader: pp.server, Writer: pp.toAgent}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
 	}
-	t.Cleanup(func() { ss.Close() })
 	c := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1.0.0"}, o.client)
 	if o.roots != nil {
 		//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
 		c.AddRoots(o.roots(s)...)
 	}
-	s.cs, err = c.Connect(ctx, &sdk.IOTransport{Reader: pp.fromProxy, Writer: pp.toProxy}, &sdk.ClientSessionOptions{ProtocolVersion: o.version})
+	s.cs, err = c.Connect(ctx, &sdk.IOTransport{Reader: pp.fromProxy, Writer: pp.toProxy}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.cs.Close() })
-	if got := s.cs.InitializeResult().ProtocolVersion; got != o.version {
-		t.Fatalf("negotiated protocol version %s, want %s", got, o.version)
+	if got := s.cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated protocol version %s, want %s", got, version)
 	}
 	return s
 }

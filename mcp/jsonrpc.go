@@ -18,6 +18,9 @@ const (
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 	codeInternalError  = -32603
+	// codeUnsupportedVersion is UnsupportedProtocolVersionError
+	// (2026-07-28, basic/versioning).
+	codeUnsupportedVersion = -32022
 )
 
 // idKey is a request id normalised for comparison: "s" and the decoded

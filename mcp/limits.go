@@ -82,6 +82,45 @@ const (
 	drainGrace = time.Second
 )
 
+// Limits of multi round-trip calls (see continuation).
+const (
+	// continuationTTL is how long an admission waits for its call's retry
+	// after an input-required answer (at most Config.Hold): a person may
+	// take a while to answer an elicitation.
+	continuationTTL = 5 * time.Minute
+
+	// maxContinuations bounds the admissions one session keeps for
+	// retries; past it an input-required answer settles its call.
+	maxContinuations = 256
+
+	// maxRequestStateBytes bounds a requestState the guard remembers.
+	maxRequestStateBytes = 64 << 10
+)
+
+// Limits of the Streamable HTTP upstream (Proxy.ServeUpstream).
+const (
+	// maxListenRetries bounds how many times in a row the session's GET
+	// stream is opened again without bringing a message.
+	maxListenRetries = 5
+
+	// listenBackoff is the wait before the GET stream is opened again.
+	listenBackoff = time.Second
+
+	// maxResumes bounds how many times in a row a request's stream the
+	// server closed before its answer (2025-11-25) is resumed without a
+	// new event; then the call's answer counts as lost.
+	maxResumes = 5
+
+	// maxResumeWait bounds the retry a stream may ask the guard to wait
+	// before it resumes the stream.
+	maxResumeWait = 30 * time.Second
+
+	// maxReinits bounds the new sessions one relay starts when the server
+	// forgets its session (404): a server that forgets every session at
+	// once is not followed for ever.
+	maxReinits = 16
+)
+
 // maxSafeInteger is 2^53 - 1, the largest integer a JavaScript number holds
 // exactly (Number.MAX_SAFE_INTEGER): the bound of a request id the agent
 // and the server read alike.

@@ -16,10 +16,12 @@ type pendingReq struct {
 	decision  *guard.Decision // the call's admission, settled by the answer
 	toolsList bool            // a tools/list: the answer's tools are filtered
 	dirs      bool            // a directory listing: the answer is cut down
+	tool      string          // a call's tool, and its args digest, for a retry
+	digest    []byte
 }
 
 // claim marks id k pending with r, or says why it cannot be.
-func (s *session) claim(k idKey, r pendingReq) error {
+func (s *Session) claim(k idKey, r pendingReq) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.claimableLocked(k); err != nil {
@@ -29,7 +31,7 @@ func (s *session) claim(k idKey, r pendingReq) error {
 	return nil
 }
 
-func (s *session) claimableLocked(k idKey) error {
+func (s *Session) claimableLocked(k idKey) error {
 	if _, busy := s.pending[k]; busy {
 		return errIDInUse
 	}
@@ -44,7 +46,7 @@ func (s *session) claimableLocked(k idKey) error {
 
 // answered takes id k out of the pending requests when the server answers
 // it, and does what the answer needs: a call leaves the gate.
-func (s *session) answered(k idKey) (pendingReq, bool) {
+func (s *Session) answered(k idKey) (pendingReq, bool) {
 	s.mu.Lock()
 	r, ok := s.pending[k]
 	delete(s.pending, k)
@@ -59,7 +61,7 @@ func (s *session) answered(k idKey) (pendingReq, bool) {
 // never answered: its outcome is unknown and no answer can come now to
 // show it never ran, so it counts as spent, as its hold would make it, and
 // the settlement leaves its receipt now rather than never.
-func (s *session) settleUnanswered() {
+func (s *Session) settleUnanswered() {
 	s.mu.Lock()
 	var open []*guard.Decision
 	for k, r := range s.pending {

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"sync"
 )
@@ -21,70 +19,78 @@ func (p *Proxy) Serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 }
 
 func (p *Proxy) serve(ctx context.Context, agentIn io.Reader, agentOut io.Writer, serverIn io.WriteCloser, serverOut io.Reader, agentDone func()) error {
-	s := &session{
-		p:         p,
-		agent:     &writer{w: agentOut},
-		server:    &writer{w: serverIn},
-		rootsReqs: newIDTable(),
-		refused:   newIDTable(),
-		gate:      newGate(),
-		calls:     make(chan *pendingCall, maxQueuedCalls),
-		queued:    map[idKey]*pendingCall{},
-		pending:   map[idKey]pendingReq{},
-		done:      make(chan struct{}),
-		ended:     make(chan struct{}),
-		failed:    make(chan error, 1),
-	}
-	defer func() {
-		close(s.done)
-		s.settleUnanswered()
-	}()
-	go s.runCalls(func() {
+	ended := func() {
 		serverIn.Close()
 		if agentDone != nil {
 			agentDone()
 		}
+	}
+	return p.relay(ctx, agentIn, agentOut, &writer{w: serverIn}, ended, func(t *stdio) <-chan error {
+		down := make(chan error, 1)
+		go func() { down <- t.pump(serverOut, t.fromServer) }()
+		return down
 	})
+}
+
+// serverSide is where a relay sends messages for the server: lines on a
+// stream, or requests over HTTP.
+type serverSide interface {
+	line(msg []byte) error
+}
+
+// relay runs one Session between the agent's newline-delimited streams and
+// server. agentEnded is called once every message the agent sent before
+// its input ended was sent on; start starts reading the server's side,
+// and its channel gives the end of the relay (nil when the server's side
+// ended).
+func (p *Proxy) relay(ctx context.Context, agentIn io.Reader, agentOut io.Writer, server serverSide, agentEnded func(), start func(*stdio) <-chan error) error {
+	t := &stdio{
+		s:      p.NewSession(),
+		max:    p.cfg.MaxMessageBytes,
+		agent:  &writer{w: agentOut},
+		server: server,
+		calls:  make(chan *Call, maxQueuedCalls+1),
+		done:   make(chan struct{}),
+		failed: make(chan error, 1),
+	}
+	defer func() {
+		close(t.done)
+		t.s.End()
+	}()
+	down := start(t)
+	go t.runCalls(agentEnded)
 	go func() {
-		s.pump(agentIn, s.fromAgent)
-		close(s.ended)
+		t.pump(agentIn, t.fromAgent)
+		t.s.AgentEnded()
 		// The end of the agent's input is queued behind its calls, so that
 		// every call it sent reaches the server before the server's input
 		// is closed.
 		select {
-		case s.calls <- nil:
-		case <-s.done:
+		case t.calls <- nil:
+		case <-t.done:
 		}
 	}()
-	down := make(chan error, 1)
-	go func() { down <- s.pump(serverOut, s.fromServer) }()
 	select {
 	case err := <-down:
 		return err
-	case err := <-s.failed:
+	case err := <-t.failed:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// session is the state of one Serve. Request ids are tracked per
-// direction, so equal ids sent by the agent and by the server never mix.
-type session struct {
-	p             *Proxy
-	agent, server *writer
-	rootsReqs     *idTable // server→agent roots/list requests awaiting an answer
-	refused       *idTable // agent→server tools/call ids the proxy answered
-	gate          *gate    // tools/call requests the server is running
-
-	calls       chan *pendingCall // tools/call requests waiting for the gate, in order
-	mu          sync.Mutex
-	queued      map[idKey]*pendingCall // the same, by id, for cancellations
-	queuedBytes int                    // the bytes of their lines
-	pending     map[idKey]pendingReq   // forwarded requests awaiting the server's answer
-
+// stdio carries one Session over newline-delimited JSON-RPC streams: it
+// splits lines, hands them to the policy, writes what the policy says, and
+// admits the calls in order on a worker of their own.
+type stdio struct {
+	s      *Session
+	max    int
+	agent  *writer
+	server serverSide
+	downMu sync.Mutex    // one message from the server at a time
+	calls  chan *Call    // tools/call requests waiting for Admit, in order; nil ends
 	done   chan struct{} // closed when Serve returns
-	ended  chan struct{} // closed when the agent's input ended
 	failed chan error    // the call worker could not write to the agent
 }
 
@@ -102,10 +108,28 @@ func (w *writer) line(b []byte) error {
 	return err
 }
 
+// send writes a Step's messages, the server's first, and queues its call.
+func (t *stdio) send(st Step) error {
+	for _, b := range st.Server {
+		if err := t.server.line(b); err != nil {
+			return err
+		}
+	}
+	for _, b := range st.Agent {
+		if err := t.agent.line(b); err != nil {
+			return err
+		}
+	}
+	if st.Call != nil {
+		t.calls <- st.Call // never blocks: the policy bounds the queued calls below its capacity
+	}
+	return nil
+}
+
 // pump handles every line of r until it ends (nil) or handle fails. long
 // is the top level of a line too long to keep, nil for any other line.
-func (s *session) pump(r io.Reader, handle func(line []byte, long *topScan) error) error {
-	lr := newLineReader(r, s.p.cfg.MaxMessageBytes)
+func (t *stdio) pump(r io.Reader, handle func(line []byte, long *topScan) error) error {
+	lr := newLineReader(r, t.max)
 	for {
 		line, tooLong, err := lr.next()
 		if err == io.EOF {
@@ -124,172 +148,58 @@ func (s *session) pump(r io.Reader, handle func(line []byte, long *topScan) erro
 	}
 }
 
-// fromAgent handles one line from the agent.
-func (s *session) fromAgent(line []byte, long *topScan) error {
-	trimmed := trimJSON(line)
-	switch {
-	case long != nil:
-		return s.tooLong(long, "agent", s.agent)
-	case len(trimmed) == 0:
-		return nil
-	case trimmed[0] == '[':
-		return s.batch(trimmed, "agent", s.agent)
+func (t *stdio) fromAgent(line []byte, long *topScan) error {
+	if long != nil {
+		return t.send(t.s.tooLong(long, "agent"))
 	}
-	m, err := parseMessage(trimmed, true)
-	var ae *aliasError
-	if errors.As(err, &ae) {
-		return s.refuseAlias(trimmed, ae)
+	return t.send(t.s.FromAgent(line))
+}
+
+func (t *stdio) fromServer(line []byte, long *topScan) error {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
+	if long != nil {
+		return t.send(t.s.tooLong(long, "server"))
 	}
-	if err != nil {
-		return s.undecodable(trimmed, "agent", s.agent, err)
-	}
-	if m.hasMethod {
-		if err := s.checkRequest(m); err != nil {
-			if !m.isRequest() {
-				s.p.log.Printf("dropped a message from the agent: %v", err)
-				return nil
+	return t.send(t.s.FromServer(line))
+}
+
+// fromTransport sends what the transport decided about a message of the
+// server's on its own (a lost answer), in turn with the server's messages.
+func (t *stdio) fromTransport(st Step) error {
+	t.downMu.Lock()
+	defer t.downMu.Unlock()
+	return t.send(st)
+}
+
+// runCalls admits the queued calls in the order they came, until the
+// session ends or the end of the agent's input (nil) comes through the
+// queue; then it calls agentEnded.
+func (t *stdio) runCalls(agentEnded func()) {
+	for {
+		select {
+		case <-t.done:
+			return
+		case c := <-t.calls:
+			if c == nil {
+				agentEnded()
+				return
 			}
-			id := m.id
-			if _, idErr := agentID(id); idErr != nil {
-				id = json.RawMessage("null")
+			st := t.s.Admit(c)
+			for _, b := range st.Server {
+				if err := t.server.line(b); err != nil {
+					t.s.Unsent(c, err)
+				}
 			}
-			s.p.log.Printf("answered a request from the agent with an error: %v", err)
-			return s.agent.line(errorResponse(id, codeInvalidRequest, err.Error()))
+			for _, b := range st.Agent {
+				if err := t.agent.line(b); err != nil {
+					select {
+					case t.failed <- err:
+					default:
+					}
+					return
+				}
+			}
 		}
 	}
-	params, err := agentParams(m)
-	if err != nil {
-		if !m.isRequest() {
-			s.p.log.Printf("dropped a message from the agent: %v", err)
-			return nil
-		}
-		return s.answer(m, errorResponse(m.id, codeInvalidParams, err.Error()))
-	}
-	switch {
-	case m.isRequest():
-		return s.agentRequest(m, params, line)
-	case m.method == "tools/call":
-		// Without an id there is no one to answer, and a call is never
-		// forwarded unchecked.
-		s.p.log.Printf("dropped a tools/call without an id")
-		return nil
-	case m.isNotification():
-		if m.method == "notifications/cancelled" && s.cancelled(params["requestId"]) {
-			return nil
-		}
-	default:
-		return s.agentResponse(m, line)
-	}
-	return s.server.line(line)
-}
-
-// checkRequest refuses a request or notification of the agent's that the
-// server would read otherwise than the guard, or drop unanswered: members
-// JSON-RPC 2.0 does not define, another jsonrpc than "2.0", an id the two
-// may read apart (see agentID).
-func (s *session) checkRequest(m *message) error {
-	if err := checkShape(m); err != nil {
-		return err
-	}
-	if !m.isRequest() {
-		return nil
-	}
-	_, err := agentID(m.id)
-	return err
-}
-
-// answer answers a request of the agent's here; the server never sees its
-// id, so a cancellation of it is dropped.
-func (s *session) answer(m *message, b []byte) error {
-	s.refused.add(m.key)
-	return s.agent.line(b)
-}
-
-func (s *session) agentRequest(m *message, params map[string]json.RawMessage, line []byte) error {
-	if m.method == "tools/call" {
-		c, bad := s.p.parseCall(m, params, line)
-		if bad != nil {
-			return s.answer(m, bad)
-		}
-		return s.queue(c)
-	}
-	line, err := s.p.filterParams(s.p.state(), m, params, line)
-	if err != nil {
-		return s.answer(m, errorResponse(m.id, codeInvalidParams, err.Error()))
-	}
-	if err := s.claim(m.key, pendingReq{toolsList: m.method == "tools/list"}); err != nil {
-		s.p.log.Printf("answered a request from the agent with an error: %v", err)
-		return s.agent.line(errorResponse(m.id, codeInvalidRequest, err.Error()))
-	}
-	s.refused.take(m.key) // the id is in use again
-	return s.server.line(line)
-}
-
-// agentResponse forwards the agent's answer to a server request, with the
-// roots of a roots/list answer filtered. Every answer whose result holds
-// roots is filtered, whether its id was tracked or not (an answer to an id
-// the table forgot, or one the agent guessed, must not slip through). An
-// answer that cannot be checked is replaced by an error to the server.
-func (s *session) agentResponse(m *message, line []byte) error {
-	s.rootsReqs.take(m.key)
-	if res, ok := m.fields["result"]; ok {
-		nr, err := s.p.filterRoots(s.p.state(), res)
-		if err != nil {
-			s.p.log.Printf("replaced an answer from the agent with an error: %v", err)
-			return s.server.line(errorResponse(m.id, codeInternalError, err.Error()))
-		}
-		if nr != nil {
-			m.fields["result"] = nr
-			line = marshal(m.fields)
-		}
-	}
-	return s.server.line(line)
-}
-
-// fromServer handles one line from the server.
-func (s *session) fromServer(line []byte, long *topScan) error {
-	trimmed := trimJSON(line)
-	switch {
-	case long != nil:
-		return s.tooLong(long, "server", s.server)
-	case len(trimmed) == 0:
-		return nil
-	case trimmed[0] == '[':
-		return s.batch(trimmed, "server", s.server)
-	}
-	m, err := parseMessage(trimmed, false)
-	if err != nil {
-		return s.undecodable(trimmed, "server", s.server, err)
-	}
-	switch {
-	case m.isRequest():
-		if m.method == "roots/list" {
-			s.rootsReqs.add(m.key)
-		}
-	case !m.hasMethod:
-		r, _ := s.answered(m.key)
-		if r.decision != nil {
-			s.p.settle(r.decision, outcomeOf(m.fields))
-		}
-		res, isResult := m.fields["result"]
-		var nr json.RawMessage
-		switch {
-		case !isResult:
-		case r.toolsList:
-			nr = s.p.filterTools(res)
-		case r.dirs:
-			nr = s.p.filterDirs(res)
-		}
-		if nr != nil {
-			m.fields["result"] = nr
-			line = marshal(m.fields)
-		}
-	}
-	return s.agent.line(line)
-}
-
-// keyOf1 is keyOf without its second result.
-func keyOf1(raw json.RawMessage) idKey {
-	k, _ := keyOf(raw)
-	return k
 }

@@ -297,8 +297,12 @@ func TestRawAmbiguousMessages(t *testing.T) {
 	}
 	r.agentSays(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"`+r.dir+`/x","PATH":"/etc/passwd"}}}`)
 	errorCode(t, r.agentGets(t), "3")
+	// A subject argument of the wrong type is a well-formed call the guard
+	// refuses as it stands: a tool result the model can act on.
 	r.agentSays(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_file","arguments":{"path":["/etc/passwd"]}}}`)
-	errorCode(t, r.agentGets(t), "4")
+	if got := r.agentGets(t); !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "request: ") || !strings.Contains(got, "must be a string") {
+		t.Fatalf("agent got %s", got)
+	}
 	// A call without an id is never forwarded.
 	r.agentSays(t, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_file"}}`)
 	r.agentSays(t, `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"write_file"}}`)

@@ -31,6 +31,20 @@ func TestEveryVersion(t *testing.T) {
 	}
 }
 
+// TestEveryVersionOverHTTP runs the same scenarios with the SDK's server
+// behind its Streamable HTTP handler and the proxy as its HTTP client
+// (ServeUpstream), for each revision the proxy speaks over HTTP.
+func TestEveryVersionOverHTTP(t *testing.T) {
+	for _, v := range []string{ProtocolSessions, ProtocolStateless} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			for _, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) { sc.run(t, "http:"+v) })
+			}
+		})
+	}
+}
+
 var scenarios = []struct {
 	name string
 	run  func(t *testing.T, version string)

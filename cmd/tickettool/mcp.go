@@ -22,7 +22,8 @@ usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
                       [--aud NAME] [--revoked FILE] [--require-expiry]
                       [--max-lifetime DURATION] [--require-holder]
                       [--skew DURATION] [--modes MODES] [--store LOCATION]
-                      [--discharge-dir DIR] -- COMMAND [ARG...]
+                      [--discharge-dir DIR] [--profile NAME | --profile-file FILE]
+                      (-- COMMAND [ARG...] | --upstream URL [--upstream-header-file FILE])
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
 to the agent on standard input and output, forwarding between them and
@@ -57,6 +58,13 @@ an aud caveat without this guard's audience (--aud, by default the
 --server-name fs, tools=fs/read_file and tools=read_file are this
 server's). A ticket that is only not yet valid (nbf) starts.
 
+Which arguments of which tool are paths, URLs or hosts is the server's
+profile: the reference filesystem server's by default, --profile NAME
+for another shipped one (filesystem, everything), or --profile-file FILE
+(JSON: per tool, JSON pointers into the arguments; mcp/profiles/ holds
+the shipped ones). Under a ticket with a paths or hosts caveat, a tool the
+profile does not know is refused.
+
 A ticket with approval caveats (mint --approval) needs a discharge for
 each approval on every call: --discharge-dir DIR is where they are
 dropped, as files named *.dis (one discharge per line, as approve prints
@@ -74,6 +82,17 @@ shell redirect: approve creates the file and refuses one, or a link,
 already there; a name taken gets -2, -3, ... before .dis). The command
 names the ticket as @PATH of --ticket-file, "$TICKETTOOL_TICKET", or
 TICKET.
+
+With --upstream URL instead of a command, the server is a remote one,
+reached over Streamable HTTP (MCP 2025-11-25 with its session, or
+2026-07-28 without, as each of the agent's requests asks; other revisions
+are refused with a clear error), with every check above. Its own
+credentials come from --upstream-header-file FILE ("Name: value" lines;
+# comments) or the environment variable TICKETTOOL_UPSTREAM_AUTHORIZATION
+(the Authorization header), never from the command line; the ticket and
+its proofs never reach it. Messages the server streams (progress) reach
+the agent as they come; a stream that breaks before its answer counts the
+call as spent.
 
 ` + policyUsage + `
 ` + storeUsage + `
@@ -94,6 +113,10 @@ func runMCP(e *env, args []string) error {
 	receiptKey := fs.String("receipt-key", "", "`PATH` of the secret receipt key")
 	serverName := fs.String("server-name", "", "server `NAME`: tools are checked as NAME/tool")
 	dischargeDir := fs.String("discharge-dir", "", "`DIR` of discharges (*.dis) for the ticket's approval caveats")
+	profileName := fs.String("profile", "", "shipped server profile `NAME` (filesystem, everything): which arguments are paths, URLs, hosts")
+	profileFile := fs.String("profile-file", "", "server profile `FILE` (JSON; see mcp/profiles)")
+	upstreamURL := fs.String("upstream", "", "`URL` of a remote MCP server (Streamable HTTP), instead of a command")
+	headerFile := fs.String("upstream-header-file", "", "`FILE` of the upstream's own headers (NAME: VALUE lines)")
 	pol := policyFlags(fs)
 	location := storeFlag(fs)
 	pos, err := fs.parse(args)
@@ -102,8 +125,12 @@ func runMCP(e *env, args []string) error {
 	}
 	src.env = os.Getenv(ticketEnv)
 	switch {
-	case len(pos) == 0:
-		return usageErr("mcp needs the server command after --")
+	case *upstreamURL != "" && len(pos) > 0:
+		return usageErr("mcp takes a server command after -- or --upstream URL, not both")
+	case *upstreamURL == "" && *headerFile != "":
+		return usageErr("--upstream-header-file goes with --upstream")
+	case len(pos) == 0 && *upstreamURL == "":
+		return usageErr("mcp needs the server command after --, or --upstream URL")
 	case *keyPath == "":
 		return usageErr("mcp needs --key")
 	case (*receipts == "") != (*receiptKey == ""):
@@ -111,6 +138,16 @@ func runMCP(e *env, args []string) error {
 	}
 	if err := src.check(e); err != nil {
 		return err
+	}
+	profile, err := profileOf(*profileName, *profileFile)
+	if err != nil {
+		return err
+	}
+	var up *mcp.Upstream
+	if *upstreamURL != "" {
+		if up, err = upstreamOf(*upstreamURL, *headerFile); err != nil {
+			return err
+		}
 	}
 	if *dischargeDir != "" {
 		if fi, err := os.Stat(*dischargeDir); err != nil || !fi.IsDir() {
@@ -131,7 +168,7 @@ func runMCP(e *env, args []string) error {
 	}
 	logw := &lockedWriter{w: e.stderr}
 	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw,
-		DischargeDir: *dischargeDir, ApproveTicket: src.approveRef()}
+		DischargeDir: *dischargeDir, ApproveTicket: src.approveRef(), Profile: profile}
 	openCtx, cancelOpen := storeContext()
 	st, _, err := openStore(openCtx, *location)
 	cancelOpen()
@@ -157,6 +194,9 @@ func runMCP(e *env, args []string) error {
 	}
 	if src.file != "" {
 		defer reloadOnHangup(p, src, log.New(logw, "tickettool mcp: ", 0))()
+	}
+	if up != nil {
+		return serveUpstream(e, p, up)
 	}
 	return serveMCP(e, p, pos)
 }

@@ -74,10 +74,6 @@ Example:
       --key root.key.pub --routes routes.txt --store memory
 `
 
-// upstreamAuthEnv names the environment variable of the upstream
-// credentials.
-const upstreamAuthEnv = "TICKETTOOL_UPSTREAM_AUTHORIZATION"
-
 func runProxy(e *env, args []string) error {
 	fs := newFlags(e, "proxy", proxyUsage)
 	listen := fs.String("listen", "", "`ADDR` to listen on (HOST:PORT)")

@@ -82,20 +82,16 @@ func TestVersionBuilt(t *testing.T) {
 	for _, name := range []string{"go.mod", "go.sum"} {
 		copyFile(t, filepath.Join(root, name), filepath.Join(src, name))
 	}
-	// The packages tickettool is built from, and nothing else: their Go
-	// files and the files they embed (a line per package: its directory,
-	// then its embedded files).
+	// The packages tickettool is built from (their Go files and the files
+	// they embed), and nothing else.
 	out, err := exec.Command("go", "list", "-deps", "-f",
-		"{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}} {{.}}{{end}}\n{{end}}", ".").Output()
+		"{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}}\t{{.}}{{end}}\n{{end}}", ".").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	abs, _ := filepath.Abs(root)
 	for line := range strings.Lines(string(out)) {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+		fields := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
 		dir := fields[0]
 		rel, err := filepath.Rel(abs, dir)
 		if err != nil || strings.HasPrefix(rel, "..") {

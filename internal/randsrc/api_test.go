@@ -13,12 +13,13 @@ import (
 // readerAllowed are the exported parameters of type io.Reader that carry
 // data, not randomness: "package.Func.param".
 var readerAllowed = map[string]bool{
-	"chain.Scan.r":         true,
-	"chain.VerifyReader.r": true,
-	"mcp.Run.agentIn":      true,
-	"mcp.Run.agentOut":     true,
-	"mcp.Serve.agentIn":    true,
-	"mcp.Serve.serverOut":  true,
+	"chain.Scan.r":              true,
+	"chain.VerifyReader.r":      true,
+	"mcp.Run.agentIn":           true,
+	"mcp.Run.agentOut":          true,
+	"mcp.Serve.agentIn":         true,
+	"mcp.Serve.serverOut":       true,
+	"mcp.ServeUpstream.agentIn": true,
 }
 
 // TestNoRandomnessInPublicAPI: no exported function or method
