@@ -152,3 +152,17 @@ const (
 	// @ARGS.json.
 	maxInlineArgs = 1024
 )
+
+// Limits of the Streamable HTTP listener (Proxy.ListenHandler).
+const (
+	// maxListenSessions bounds the 2025-11-25 sessions open at once, each
+	// a relay with a server of its own (a process, for a stdio server);
+	// one more initialize is answered 503.
+	maxListenSessions = 64
+
+	// listenBacklog bounds the messages held for one request's stream, or
+	// for a session's GET stream, that its client has not read yet: past
+	// it, progress and the server's own messages are dropped (never an
+	// answer, which always has room).
+	listenBacklog = 256
+)
