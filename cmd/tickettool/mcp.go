@@ -23,6 +23,7 @@ usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
                       [--max-lifetime DURATION] [--require-holder]
                       [--skew DURATION] [--modes MODES] [--store LOCATION]
                       [--discharge-dir DIR] [--profile NAME | --profile-file FILE]
+                      [--listen ADDR [--listen-non-loopback] [--allow-origin ORIGIN]...]
                       (-- COMMAND [ARG...] | --upstream URL [--upstream-header-file FILE])
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
@@ -94,6 +95,21 @@ its proofs never reach it. Messages the server streams (progress) reach
 the agent as they come; a stream that breaks before its answer counts the
 call as spent.
 
+With --listen ADDR (HOST:PORT) the guard speaks MCP to its agents over
+Streamable HTTP instead of standard input and output, at http://ADDR/ (any
+path), with every check above: each 2025-11-25 session (an initialize
+without Mcp-Session-Id) gets a server of its own (a process, for a
+COMMAND), and 2026-07-28 requests share one. ADDR must be a loopback
+address (127.0.0.1, [::1], localhost) unless --listen-non-loopback says
+otherwise, with a warning: every client that reaches it acts with the
+guard's ticket. A request with an Origin other than the listener's own
+(or an --allow-origin ORIGIN, scheme://host[:port]), or, on loopback,
+with a Host that does not name the loopback, is refused with 403: a web
+page cannot reach the guard through DNS rebinding. MCP-Protocol-Version
+must be the session's; under 2026-07-28 MCP-Protocol-Version, Mcp-Method
+and Mcp-Name must equal the body's, or the request is refused with 400
+and -32020 before anything else.
+
 ` + policyUsage + `
 ` + storeUsage + `
 Example:
@@ -117,6 +133,10 @@ func runMCP(e *env, args []string) error {
 	profileFile := fs.String("profile-file", "", "server profile `FILE` (JSON; see mcp/profiles)")
 	upstreamURL := fs.String("upstream", "", "`URL` of a remote MCP server (Streamable HTTP), instead of a command")
 	headerFile := fs.String("upstream-header-file", "", "`FILE` of the upstream's own headers (NAME: VALUE lines)")
+	lf := &listenFlags{}
+	fs.StringVar(&lf.addr, "listen", "", "speak Streamable HTTP to agents on `ADDR` (HOST:PORT, loopback)")
+	fs.BoolVar(&lf.nonLocal, "listen-non-loopback", false, "allow a --listen address that is not loopback")
+	fs.Var(&lf.origins, "allow-origin", "an `ORIGIN` (scheme://host[:port]) --listen accepts besides its own (repeatable)")
 	pol := policyFlags(fs)
 	location := storeFlag(fs)
 	pos, err := fs.parse(args)
@@ -135,6 +155,13 @@ func runMCP(e *env, args []string) error {
 		return usageErr("mcp needs --key")
 	case (*receipts == "") != (*receiptKey == ""):
 		return usageErr("--receipts and --receipt-key go together")
+	case lf.addr == "" && (lf.nonLocal || len(lf.origins) > 0):
+		return usageErr("--listen-non-loopback and --allow-origin go with --listen")
+	}
+	if lf.addr != "" {
+		if err := lf.check(e); err != nil {
+			return err
+		}
 	}
 	if err := src.check(e); err != nil {
 		return err
@@ -194,6 +221,10 @@ func runMCP(e *env, args []string) error {
 	}
 	if src.file != "" {
 		defer reloadOnHangup(p, src, log.New(logw, "tickettool mcp: ", 0))()
+	}
+	if lf.addr != "" {
+		lf.command, lf.upstream, lf.serverEnv = pos, up, withoutTicket(os.Environ())
+		return serveListen(e, p, lf)
 	}
 	if up != nil {
 		return serveUpstream(e, p, up)
