@@ -166,3 +166,9 @@ const (
 	// answer, which always has room).
 	listenBacklog = 256
 )
+
+// maxClientTickets bounds the client tickets a listener with
+// Listen.Clients serves at once (each a proxy, its sessions and a relay);
+// past it, tickets without a relay running are forgotten, and a new one
+// is refused with 503 while none is.
+const maxClientTickets = 256

@@ -12,6 +12,10 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/dpophttp"
 )
 
 // Listen configures the guard's Streamable HTTP side toward agents
@@ -31,6 +35,17 @@ type Listen struct {
 	// Upstream is the Streamable HTTP server, spoken to as ServeUpstream
 	// does, one relay per session.
 	Upstream *Upstream
+	// Clients, for a proxy with Config.ClientTickets, reads the ticket
+	// each request presents (Authorization: DPoP and a proof, RFC 9449;
+	// or Bearer for an unbound ticket where it allows), issues nonces and
+	// answers refusals with its challenges. A request carrying a
+	// tools/call is decided by the call policy under that ticket with that
+	// proof, in one admission (proof, replay, budgets, receipt); any other
+	// request needs the ticket valid and, when bound, the proof valid and
+	// never used before. Each client ticket has its own sessions and its
+	// own relay of 2026-07-28 requests; budgets are shared through the
+	// store as always. Its Options.Store should be Config.Store.
+	Clients *dpophttp.Middleware
 }
 
 // listener serves agents over Streamable HTTP (basic/transports of
@@ -47,10 +62,12 @@ type listener struct {
 	orig   *origins
 	ctx    context.Context // ended by Close: every relay ends
 	cancel context.CancelFunc
+	nextID atomic.Int64 // the ids the listener gives requests, unique across its relays
 
 	mu        sync.Mutex
 	sessions  map[string]*lane
 	stateless *lane
+	clients   map[string]*clientEntry // by ticket text, with Listen.Clients
 }
 
 // ListenHandler returns the Streamable HTTP endpoint of the guard: every
@@ -87,12 +104,18 @@ func (p *Proxy) ListenHandler(cfg Listen) (http.Handler, func(), error) {
 			return nil, nil, err
 		}
 	}
+	switch {
+	case p.cfg.ClientTickets && cfg.Clients == nil:
+		return nil, nil, errors.New("mcp: a proxy with client tickets needs Listen.Clients to read them")
+	case !p.cfg.ClientTickets && cfg.Clients != nil:
+		return nil, nil, errors.New("mcp: Listen.Clients needs a proxy with Config.ClientTickets: the ticket is either the guard's or each client's")
+	}
 	o, err := newOrigins(cfg.Addr, cfg.Origins)
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &listener{p: p, cfg: cfg, orig: o, ctx: ctx, cancel: cancel, sessions: map[string]*lane{}}
+	l := &listener{p: p, cfg: cfg, orig: o, ctx: ctx, cancel: cancel, sessions: map[string]*lane{}, clients: map[string]*clientEntry{}}
 	return l, l.close, nil
 }
 
@@ -107,19 +130,67 @@ func (l *listener) close() {
 	if l.stateless != nil {
 		lanes = append(lanes, l.stateless)
 	}
+	for _, e := range l.clients {
+		if e.stateless != nil {
+			lanes = append(lanes, e.stateless)
+		}
+	}
 	l.mu.Unlock()
 	for _, ln := range lanes {
 		<-ln.done
 	}
 }
 
-// back runs one relay between the lane's lines and the server.
-func (l *listener) back(ctx context.Context, in io.Reader, out io.Writer) error {
+// back runs one relay of p between the lane's lines and the server.
+func (l *listener) back(ctx context.Context, p *Proxy, in io.Reader, out io.Writer) error {
 	if l.cfg.Upstream != nil {
-		return l.p.ServeUpstream(ctx, in, out, l.cfg.Upstream)
+		return p.ServeUpstream(ctx, in, out, l.cfg.Upstream)
 	}
-	_, err := l.p.Run(ctx, in, out, l.cfg.Command())
+	_, err := p.Run(ctx, in, out, l.cfg.Command())
 	return err
+}
+
+// client is who sent a request: with Listen.Clients, the entry of the
+// ticket it presented and its proof; the zero value otherwise.
+type client struct {
+	entry  *clientEntry
+	holder *caveat.HolderProof
+}
+
+// present reads the ticket a request presents, with Listen.Clients; it
+// answers a refusal itself and reports false.
+func (l *listener) present(w http.ResponseWriter, r *http.Request) (client, bool) {
+	m := l.cfg.Clients
+	if m == nil {
+		return client{}, true
+	}
+	pr, e := m.Present(w, r)
+	if e == nil {
+		var c client
+		if c.entry, e = l.clientProxy(pr.Ticket); e == nil {
+			c.holder = pr.Holder
+			return c, true
+		}
+	}
+	l.p.log.Printf("listen: refused a request from %s: %s", r.RemoteAddr, e.Description)
+	m.Refuse(w, r, e)
+	return client{}, false
+}
+
+// authenticate checks a request that carries no tools/call, with
+// Listen.Clients (see Proxy.authenticate); it answers a refusal itself and
+// reports false.
+func (l *listener) authenticate(w http.ResponseWriter, r *http.Request, c client) bool {
+	if c.entry == nil {
+		return true
+	}
+	e := c.entry.p.authenticate(r.Context(), c.holder, l.p.cfg.Now())
+	if e == nil {
+		return true
+	}
+	l.p.log.Printf("listen: refused a request from %s: %s", r.RemoteAddr, e.Description)
+	l.cfg.Clients.Refuse(w, r, e)
+	return false
 }
 
 func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -217,49 +288,79 @@ func (l *listener) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, bad := readIncoming(body)
+	if bad == nil {
+		bad = checkRevision(r, in)
+	}
 	if bad != nil {
-		bad.write(w, nil)
+		l.p.log.Printf("listen: refused a message from %s: %s", r.RemoteAddr, bad.msg)
+		bad.write(w, in.idOrNil())
 		return
 	}
-	ln, bad := l.laneOf(r, in)
+	c, ok := l.present(w, r)
+	if !ok {
+		return
+	}
+	call := in.isRequest() && in.method == "tools/call"
+	if !call && !l.authenticate(w, r, c) {
+		return
+	}
+	ln, bad := l.laneOf(r, in, c)
 	if bad != nil {
 		l.p.log.Printf("listen: refused a message from %s: %s", r.RemoteAddr, bad.msg)
 		bad.write(w, in.id)
 		return
 	}
-	ln.serve(w, r, in)
+	var holder *caveat.HolderProof
+	if call {
+		holder = c.holder
+	}
+	ln.serve(w, r, in, holder)
 }
 
-// laneOf checks a message's revision and session (steps 4 and 5 of
-// ListenHandler) and returns the relay it goes to.
-func (l *listener) laneOf(r *http.Request, in *incoming) (*lane, *httpRefusal) {
-	hv := r.Header.Get("Mcp-Protocol-Version")
-	if in.metaVersion != "" || hv >= ProtocolStateless {
-		if why := statelessHeaders(r.Header, in); why != "" {
-			return nil, badRequest(codeHeaderMismatch, "header mismatch: %s", why)
-		}
-		if in.metaVersion != ProtocolStateless {
-			e := badRequest(codeUnsupportedVersion, "unsupported protocol version %q", in.metaVersion)
-			e.data = map[string]any{"supported": []string{ProtocolStateless}, "requested": in.metaVersion}
-			return nil, e
-		}
-		return l.statelessLane()
+func (in *incoming) idOrNil() json.RawMessage {
+	if in == nil {
+		return nil
 	}
-	if hv != "" && !contains(knownVersions, hv) {
-		return nil, badRequest(codeInvalidRequest, "unsupported MCP-Protocol-Version %q", hv)
+	return in.id
+}
+
+// checkRevision checks a message's revision headers against its body
+// (step 4 of ListenHandler), before anything else is done with it.
+func checkRevision(r *http.Request, in *incoming) *httpRefusal {
+	hv := r.Header.Get("Mcp-Protocol-Version")
+	if in.metaVersion == "" && hv < ProtocolStateless {
+		if hv != "" && !contains(knownVersions, hv) {
+			return badRequest(codeInvalidRequest, "unsupported MCP-Protocol-Version %q", hv)
+		}
+		return nil
+	}
+	if why := statelessHeaders(r.Header, in); why != "" {
+		return badRequest(codeHeaderMismatch, "header mismatch: %s", why)
+	}
+	if in.metaVersion != ProtocolStateless {
+		e := badRequest(codeUnsupportedVersion, "unsupported protocol version %q", in.metaVersion)
+		e.data = map[string]any{"supported": []string{ProtocolStateless}, "requested": in.metaVersion}
+		return e
+	}
+	return nil
+}
+
+// laneOf finds a checked message's relay (step 5 of ListenHandler).
+func (l *listener) laneOf(r *http.Request, in *incoming, c client) (*lane, *httpRefusal) {
+	hv := r.Header.Get("Mcp-Protocol-Version")
+	if in.metaVersion != "" {
+		return l.statelessLane(c)
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		if in.method != "initialize" {
 			return nil, badRequest(codeInvalidRequest, "no Mcp-Session-Id: start a session with initialize, or state protocol %s in _meta", ProtocolStateless)
 		}
-		return l.newSession()
+		return l.newSession(c)
 	}
-	l.mu.Lock()
-	ln := l.sessions[sid]
-	l.mu.Unlock()
-	if ln == nil {
-		return nil, &httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "no such session: start a new one with initialize"}
+	ln, bad := l.session(sid, c)
+	if bad != nil {
+		return nil, bad
 	}
 	if v := ln.revision(); hv != "" && v != "" && hv != v {
 		return nil, badRequest(codeInvalidRequest, "MCP-Protocol-Version %q is not the session's %q", hv, v)
@@ -276,8 +377,23 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// session returns a 2025-11-25 session's relay: 404 for an unknown one,
+// 403 for one a client under another ticket started.
+func (l *listener) session(sid string, c client) (*lane, *httpRefusal) {
+	l.mu.Lock()
+	ln := l.sessions[sid]
+	l.mu.Unlock()
+	switch {
+	case ln == nil:
+		return nil, &httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "no such session: start a new one with initialize"}
+	case ln.entry != c.entry:
+		return nil, &httpRefusal{status: http.StatusForbidden, code: codeInvalidRequest, msg: "the session was started under another ticket"}
+	}
+	return ln, nil
+}
+
 // newSession starts a 2025-11-25 session's relay.
-func (l *listener) newSession() (*lane, *httpRefusal) {
+func (l *listener) newSession(c client) (*lane, *httpRefusal) {
 	var b [16]byte
 	rand.Read(b[:])
 	sid := hex.EncodeToString(b[:])
@@ -287,20 +403,24 @@ func (l *listener) newSession() (*lane, *httpRefusal) {
 		return nil, &httpRefusal{status: http.StatusServiceUnavailable, code: codeInternalError,
 			msg: "too many sessions: end one (DELETE) first"}
 	}
-	ln := l.startLane(sid)
+	ln := l.startLane(sid, c.entry)
 	l.sessions[sid] = ln
 	return ln, nil
 }
 
 // statelessLane returns the relay of 2026-07-28 requests, started anew
 // when the last one ended.
-func (l *listener) statelessLane() (*lane, *httpRefusal) {
+func (l *listener) statelessLane(c client) (*lane, *httpRefusal) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.stateless == nil || l.stateless.ended() {
-		l.stateless = l.startLane("")
+	at := &l.stateless
+	if c.entry != nil {
+		at = &c.entry.stateless
 	}
-	return l.stateless, nil
+	if *at == nil || (*at).ended() {
+		*at = l.startLane("", c.entry)
+	}
+	return *at, nil
 }
 
 // get opens a 2025-11-25 session's stream of the server's own messages.
@@ -311,11 +431,13 @@ func (l *listener) get(w http.ResponseWriter, r *http.Request) {
 		(&httpRefusal{status: http.StatusMethodNotAllowed, code: codeInvalidRequest, msg: "GET needs a 2025-11-25 session"}).write(w, nil)
 		return
 	}
-	l.mu.Lock()
-	ln := l.sessions[sid]
-	l.mu.Unlock()
-	if ln == nil {
-		(&httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "no such session"}).write(w, nil)
+	c, ok := l.present(w, r)
+	if !ok || !l.authenticate(w, r, c) {
+		return
+	}
+	ln, bad := l.session(sid, c)
+	if bad != nil {
+		bad.write(w, nil)
 		return
 	}
 	ln.stream(w, r)
@@ -324,24 +446,36 @@ func (l *listener) get(w http.ResponseWriter, r *http.Request) {
 // delete ends a 2025-11-25 session.
 func (l *listener) delete(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
-	l.mu.Lock()
-	ln := l.sessions[sid]
-	delete(l.sessions, sid)
-	l.mu.Unlock()
-	if ln == nil {
-		(&httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "no such session"}).write(w, nil)
+	c, ok := l.present(w, r)
+	if !ok || !l.authenticate(w, r, c) {
 		return
 	}
+	ln, bad := l.session(sid, c)
+	if bad != nil {
+		bad.write(w, nil)
+		return
+	}
+	l.forget(ln)
 	ln.end()
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// forget drops an ended session.
+// forget drops a session that ends.
 func (l *listener) forget(ln *lane) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if ln.sid != "" && l.sessions[ln.sid] == ln {
 		delete(l.sessions, ln.sid)
+	}
+}
+
+// ended counts a relay out of its client ticket's.
+func (l *listener) ended(ln *lane) {
+	l.forget(ln)
+	if ln.entry != nil {
+		l.mu.Lock()
+		ln.entry.lanes--
+		l.mu.Unlock()
 	}
 }
 

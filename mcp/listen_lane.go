@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tickettool/tickettool/caveat"
 )
 
 // lane is one relay of the listener: one Session of the call policy and
@@ -19,7 +21,9 @@ import (
 // never collide, and restored in what goes back.
 type lane struct {
 	l      *listener
-	sid    string // the 2025-11-25 session id; "" for the 2026-07-28 lane
+	p      *Proxy       // the proxy whose policy the relay runs
+	entry  *clientEntry // the client ticket's, with Listen.Clients
+	sid    string       // the 2025-11-25 session id; "" for the 2026-07-28 lane
 	in     *io.PipeWriter
 	inMu   sync.Mutex
 	cancel context.CancelFunc
@@ -29,7 +33,6 @@ type lane struct {
 	getOpen atomic.Bool
 
 	mu      sync.Mutex
-	next    int64
 	waiters map[int64]*waiter
 	ids     map[idKey]int64 // a client's request id to the lane's, for its cancellation
 	version string          // the revision the session's initialize settled
@@ -45,21 +48,26 @@ type waiter struct {
 	msgs       chan []byte // messages about the request, the answer last
 }
 
-// startLane starts a relay; the caller holds l.mu.
-func (l *listener) startLane(sid string) *lane {
+// startLane starts a relay, under a client ticket's proxy with e; the
+// caller holds l.mu.
+func (l *listener) startLane(sid string, e *clientEntry) *lane {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(l.ctx)
-	ln := &lane{l: l, sid: sid, in: pw, cancel: cancel, done: make(chan struct{}),
+	ln := &lane{l: l, p: l.p, entry: e, sid: sid, in: pw, cancel: cancel, done: make(chan struct{}),
 		get: make(chan []byte, listenBacklog), waiters: map[int64]*waiter{}, ids: map[idKey]int64{}}
+	if e != nil {
+		ln.p = e.p
+		e.lanes++
+	}
 	go func() {
-		err := l.back(ctx, pr, ln)
+		err := l.back(ctx, ln.p, pr, ln)
 		if err != nil && ctx.Err() == nil {
 			l.p.log.Printf("listen: a relay ended: %v", err)
 		}
 		pr.CloseWithError(io.ErrClosedPipe)
 		cancel()
 		close(ln.done)
-		l.forget(ln)
+		l.ended(ln)
 	}()
 	return ln
 }
@@ -95,13 +103,13 @@ func (ln *lane) send(msg []byte) error {
 	return err
 }
 
-// register gives a request the lane's next id and rewrites it (and its
-// progress token) to that id.
-func (ln *lane) register(in *incoming) (*waiter, int64, []byte) {
+// register gives a request the listener's next id and rewrites it (and
+// its progress token) to that id; a tools/call's proof is kept for the
+// policy under that id.
+func (ln *lane) register(in *incoming, holder *caveat.HolderProof) (*waiter, int64, []byte) {
+	n := ln.l.nextID.Add(1)
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
-	ln.next++
-	n := ln.next
 	w := &waiter{id: in.id, initialize: in.method == "initialize", msgs: make(chan []byte, listenBacklog)}
 	w.key, _ = keyOf(in.id)
 	num := json.RawMessage(strconv.FormatInt(n, 10))
@@ -118,6 +126,9 @@ func (ln *lane) register(in *incoming) (*waiter, int64, []byte) {
 	}
 	ln.waiters[n] = w
 	ln.ids[w.key] = n
+	if holder != nil && ln.p.client {
+		ln.p.proofs.Store(laneKey(n), holder)
+	}
 	return w, n, marshal(in.fields)
 }
 
@@ -130,7 +141,16 @@ func (ln *lane) forgetWaiter(n int64) *waiter {
 	if w != nil && ln.ids[w.key] == n {
 		delete(ln.ids, w.key)
 	}
+	if ln.p.client {
+		ln.p.proofs.Delete(laneKey(n))
+	}
 	return w
+}
+
+// laneKey is the policy's key of the listener's id n.
+func laneKey(n int64) idKey {
+	k, _ := keyOf(json.RawMessage(strconv.FormatInt(n, 10)))
+	return k
 }
 
 // Write takes the relay's lines to the agent and routes each (io.Writer
@@ -228,7 +248,7 @@ func (ln *lane) noteVersion(result json.RawMessage) {
 
 // serve sends a client's message into the lane and, for a request, writes
 // what comes back for it.
-func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming) {
+func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming, holder *caveat.HolderProof) {
 	if ln.sid != "" {
 		w.Header().Set("Mcp-Session-Id", ln.sid)
 	}
@@ -247,7 +267,7 @@ func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming) {
 		badRequest(codeInvalidRequest, "%v", err).write(w, nil)
 		return
 	}
-	wt, n, line := ln.register(in)
+	wt, n, line := ln.register(in, holder)
 	if err := ln.send(line); err != nil {
 		ln.forgetWaiter(n)
 		(&httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "the session ended"}).write(w, in.id)
