@@ -18,6 +18,11 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/dpophttp"
+	"github.com/tickettool/tickettool/key"
+	"github.com/tickettool/tickettool/token"
 )
 
 // e2eListenClientEnv names client.mjs as mcp/testdata/e2e-listen/install.sh
@@ -79,14 +84,19 @@ func (u *sdkUpstream) calls(tool string) int {
 
 // startListening runs tickettool mcp --listen on a loopback port of its
 // choosing in front of up, and returns its URL.
+// With ticket "", the guard takes --client-tickets.
 func startListening(t *testing.T, e *e2e, up *sdkUpstream, ticket string) string {
 	t.Helper()
 	dir := t.TempDir()
 	ticketFile, profile := filepath.Join(dir, "ticket"), filepath.Join(dir, "profile.json")
 	os.WriteFile(ticketFile, []byte(ticket), 0o600)
 	os.WriteFile(profile, []byte(`{"name":"rec","tools":{"read":{"readOnly":true,"paths":["/path"]},"add":{"readOnly":true}}}`), 0o600)
-	cmd := exec.Command(e.bin, "mcp", "--ticket-file", ticketFile, "--key", "root.key.pub", "--receipts", e.log,
-		"--receipt-key", "rk.key", "--profile-file", profile, "--listen", "127.0.0.1:0", "--upstream", up.srv.URL)
+	who := []string{"--ticket-file", ticketFile}
+	if ticket == "" {
+		who = []string{"--client-tickets"}
+	}
+	cmd := exec.Command(e.bin, append(append([]string{"mcp"}, who...), "--key", "root.key.pub", "--receipts", e.log,
+		"--receipt-key", "rk.key", "--profile-file", profile, "--listen", "127.0.0.1:0", "--upstream", up.srv.URL)...)
 	cmd.Dir = e.keys
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -256,10 +266,17 @@ func (f headerEdit) RoundTrip(r *http.Request) (*http.Response, error) {
 // headers edited by edit when set.
 func goConnect(t *testing.T, url, version string, edit func(*http.Request)) *sdk.ClientSession {
 	t.Helper()
-	tr := &sdk.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true}
+	var hc *http.Client
 	if edit != nil {
-		tr.HTTPClient = &http.Client{Transport: headerEdit(edit)}
+		hc = &http.Client{Transport: headerEdit(edit)}
 	}
+	return goConnectWith(t, url, version, hc)
+}
+
+// goConnectWith connects the Go SDK client to url in version through hc.
+func goConnectWith(t *testing.T, url, version string, hc *http.Client) *sdk.ClientSession {
+	t.Helper()
+	tr := &sdk.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, HTTPClient: hc}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "go-agent", Version: "1.0.0"}, nil).Connect(ctx, tr,
@@ -272,4 +289,72 @@ func goConnect(t *testing.T, url, version string, edit func(*http.Request)) *sdk
 		t.Fatalf("negotiated %q, want %q", got, version)
 	}
 	return cs
+}
+
+// TestE2EListenClientTickets: a real tickettool mcp --listen
+// --client-tickets process; two Go SDK clients, in each revision, each
+// presenting its own ticket bound to its own key (attenuations of one
+// family) through dpophttp's Transport, share the family's budget; a
+// client without a ticket gets the DPoP challenge; no ticket nor proof
+// reaches the server.
+func TestE2EListenClientTickets(t *testing.T) {
+	e := newE2E(t, "", "")
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			up := newSDKUpstream(t)
+			url := startListening(t, e, up, "")
+			family, err := token.Parse(e.mint(t, "tools=read", "paths=/allowed/", "calls=2", "until=10m"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var tickets []string
+			var sessions []*sdk.ClientSession
+			for range 2 {
+				h, err := key.GenerateHolder(key.Ed25519)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bind, _ := caveat.NewHolder(h.Thumbprint())
+				tk, err := family.Attenuate([]caveat.Caveat{bind}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, err := dpophttp.NewTransport(tk, h, dpophttp.ClientOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tickets = append(tickets, tk.String())
+				sessions = append(sessions, goConnectWith(t, url, version, &http.Client{Transport: tr}))
+			}
+			for i, cs := range sessions {
+				if txt, isErr, err := callText(ctx, cs, "read", map[string]any{"path": "/allowed/x"}, ""); err != nil || isErr {
+					t.Fatalf("client %d: %q %v %v", i, txt, isErr, err)
+				}
+			}
+			if txt, isErr, err := callText(ctx, sessions[0], "read", map[string]any{"path": "/allowed/y"}, ""); err != nil || !isErr ||
+				!strings.Contains(txt, "budget of 2 calls") {
+				t.Fatalf("the shared budget: %q %v %v", txt, isErr, err)
+			}
+			resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "DPoP") {
+				t.Fatalf("no ticket: %d %v", resp.StatusCode, resp.Header)
+			}
+			if up.calls("read") != 2 {
+				t.Fatalf("the server got %d calls, want 2", up.calls("read"))
+			}
+			for _, r := range up.requests() {
+				for _, tk := range tickets {
+					if r.header.Get("DPoP") != "" || strings.Contains(r.body, tk) || strings.Contains(strings.Join(flatten(r.header), "\n"), tk[:40]) {
+						t.Fatalf("a ticket or proof reached the server")
+					}
+				}
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -11,7 +12,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tickettool/tickettool/chain"
+	"github.com/tickettool/tickettool/dpophttp"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/mcp"
+	"github.com/tickettool/tickettool/token"
+	"github.com/tickettool/tickettool/verify"
 )
 
 // listenFlags are the flags of mcp's Streamable HTTP side toward agents.
@@ -19,9 +25,18 @@ type listenFlags struct {
 	addr      string
 	nonLocal  bool
 	origins   stringList
+	clients   bool
+	publicURL string
 	command   []string
 	upstream  *mcp.Upstream
 	serverEnv []string
+	// With --client-tickets, what the middleware reading them shares
+	// with the guard.
+	keys     *token.Keyring
+	opts     verify.Options
+	store    guard.Store
+	receipts *chain.Log
+	log      io.Writer
 }
 
 // check refuses a listen address that is not loopback unless
@@ -37,7 +52,11 @@ func (f *listenFlags) check(e *env) error {
 			return usageErr("--listen %s is not a loopback address: anyone who reaches it acts with the guard's ticket; "+
 				"pass --listen-non-loopback to mean it", quoteArg(f.addr))
 		}
-		fmt.Fprintf(e.stderr, "tickettool: warning: --listen %s is not a loopback address: every client that reaches it acts with the guard's ticket\n", f.addr)
+		who := "every client that reaches it acts with the guard's ticket"
+		if f.clients {
+			who = "clients reach it in plain HTTP: put TLS in front of it"
+		}
+		fmt.Fprintf(e.stderr, "tickettool: warning: --listen %s is not a loopback address: %s\n", f.addr, who)
 	}
 	return nil
 }
@@ -51,6 +70,21 @@ func serveListen(e *env, p *mcp.Proxy, f *listenFlags) error {
 		return fail(exitRefused, fmt.Errorf("listening on %s: %w", f.addr, err))
 	}
 	cfg := mcp.Listen{Addr: ln.Addr().String(), Origins: f.origins, Upstream: f.upstream}
+	if f.clients {
+		public := f.publicURL
+		if public == "" {
+			public = "http://" + ln.Addr().String()
+		}
+		// Nonces under a key of this process: clients learn them from
+		// the challenge (RFC 9449 §9).
+		m, err := dpophttp.New(dpophttp.Options{Keys: f.keys, Policy: f.opts, Store: f.store, Receipts: f.receipts,
+			PublicURL: public, Log: f.log})
+		if err != nil {
+			ln.Close()
+			return usageErr("--public-url: %v", strings.TrimPrefix(err.Error(), "dpophttp: "))
+		}
+		cfg.Clients = m
+	}
 	if f.upstream == nil {
 		cfg.Command = func() *exec.Cmd {
 			cmd := exec.Command(f.command[0], f.command[1:]...)
