@@ -133,7 +133,7 @@ type tsOutput struct {
 }
 
 // runTS runs the TypeScript SDK client against url with the steps.
-func runTS(t *testing.T, client, url, steps string, origin string) tsOutput {
+func runTS(t *testing.T, client, url, steps string, origin string, env ...string) tsOutput {
 	t.Helper()
 	args := []string{client, url, steps}
 	if origin != "" {
@@ -141,7 +141,9 @@ func runTS(t *testing.T, client, url, steps string, origin string) tsOutput {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", args...).Output()
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("node client.mjs: %v\n%s", err, out)
 	}
@@ -294,16 +296,27 @@ func goConnectWith(t *testing.T, url, version string, hc *http.Client) *sdk.Clie
 // TestE2EListenClientTickets: a real tickettool mcp --listen
 // --client-tickets process; two Go SDK clients, in each revision, each
 // presenting its own ticket bound to its own key (attenuations of one
-// family) through dpophttp's Transport, share the family's budget; a
-// client without a ticket gets the DPoP challenge; no ticket nor proof
-// reaches the server.
+// family) through dpophttp's Transport, and under 2025-11-25 the
+// TypeScript SDK client with a third (ES256, its proofs made with
+// WebCrypto), share the family's budget; a client without a ticket gets
+// the DPoP challenge; no ticket nor proof reaches the server.
 func TestE2EListenClientTickets(t *testing.T) {
+	client := os.Getenv(e2eListenClientEnv)
+	if client == "" {
+		msg := e2eListenClientEnv + " is not set: run mcp/testdata/e2e-listen/install.sh and set it to the path it prints"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
 	e := newE2E(t, "", "")
+	e.tt(t, "holder", "--alg", "es256", "--out", "ts.jwk")
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			up := newSDKUpstream(t)
 			url := startListening(t, e, up, "")
-			family, err := token.Parse(e.mint(t, "tools=read", "paths=/allowed/", "calls=2", "until=10m"))
+			familyText := e.mint(t, "tools=read", "paths=/allowed/", "calls=3", "until=10m")
+			family, err := token.Parse(familyText)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,9 +346,25 @@ func TestE2EListenClientTickets(t *testing.T) {
 					t.Fatalf("client %d: %q %v %v", i, txt, isErr, err)
 				}
 			}
-			if txt, isErr, err := callText(ctx, sessions[0], "read", map[string]any{"path": "/allowed/y"}, ""); err != nil || !isErr ||
-				!strings.Contains(txt, "budget of 2 calls") {
-				t.Fatalf("the shared budget: %q %v %v", txt, isErr, err)
+			if version == "2025-11-25" {
+				tsTicket := strings.TrimSpace(e.tt(t, "attenuate", "--bind", "ts.jwk.pub", familyText))
+				tickets = append(tickets, tsTicket)
+				ticketFile := filepath.Join(t.TempDir(), "ts.ticket")
+				os.WriteFile(ticketFile, []byte(tsTicket), 0o600)
+				o := runTS(t, client, url, `[{"name":"read","arguments":{"path":"/allowed/t"}},{"name":"read","arguments":{"path":"/allowed/u"}}]`, "",
+					"TICKET_FILE="+ticketFile, "HOLDER_JWK="+filepath.Join(e.keys, "ts.jwk"))
+				if o.ConnectError != "" || len(o.Results) != 2 || o.Results[0].IsError || o.Results[0].Text != "read:/allowed/t" ||
+					!o.Results[1].IsError || !strings.Contains(o.Results[1].Text, "budget of 3 calls") {
+					t.Fatalf("TypeScript client with its own ticket: %+v", o)
+				}
+			} else {
+				if txt, isErr, err := callText(ctx, sessions[0], "read", map[string]any{"path": "/allowed/t"}, ""); err != nil || isErr {
+					t.Fatalf("the third call: %q %v %v", txt, isErr, err)
+				}
+				if txt, isErr, err := callText(ctx, sessions[1], "read", map[string]any{"path": "/allowed/u"}, ""); err != nil || !isErr ||
+					!strings.Contains(txt, "budget of 3 calls") {
+					t.Fatalf("the shared budget: %q %v %v", txt, isErr, err)
+				}
 			}
 			resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 			if err != nil {
@@ -345,8 +374,8 @@ func TestE2EListenClientTickets(t *testing.T) {
 			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "DPoP") {
 				t.Fatalf("no ticket: %d %v", resp.StatusCode, resp.Header)
 			}
-			if up.calls("read") != 2 {
-				t.Fatalf("the server got %d calls, want 2", up.calls("read"))
+			if up.calls("read") != 3 {
+				t.Fatalf("the server got %d calls, want 3", up.calls("read"))
 			}
 			for _, r := range up.requests() {
 				for _, tk := range tickets {
