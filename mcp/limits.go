@@ -165,6 +165,14 @@ const (
 	// it, progress and the server's own messages are dropped (never an
 	// answer, which always has room).
 	listenBacklog = 256
+
+	// ListenIdle is how long a 2025-11-25 session of the listener may go
+	// without a request, an answer pending or its GET stream open before
+	// the guard ends it (its server stopped, its calls settled); its next
+	// request gets 404, and the client starts a new session, as the
+	// transport specifies. Abandoned sessions would otherwise hold their
+	// servers, and the session limit, for ever.
+	ListenIdle = 30 * time.Minute
 )
 
 // maxClientTickets bounds the client tickets a listener with

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/dpophttp"
@@ -63,6 +64,10 @@ type listener struct {
 	ctx    context.Context // ended by Close: every relay ends
 	cancel context.CancelFunc
 	nextID atomic.Int64 // the ids the listener gives requests, unique across its relays
+	// idle is ListenIdle, and sweep how often sessions are looked at
+	// (shorter in tests); the sweeper starts with the first session.
+	idle, sweep time.Duration
+	sweeper     sync.Once
 
 	mu        sync.Mutex
 	sessions  map[string]*lane
@@ -115,7 +120,8 @@ func (p *Proxy) ListenHandler(cfg Listen) (http.Handler, func(), error) {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &listener{p: p, cfg: cfg, orig: o, ctx: ctx, cancel: cancel, sessions: map[string]*lane{}, clients: map[string]*clientEntry{}}
+	l := &listener{p: p, cfg: cfg, orig: o, ctx: ctx, cancel: cancel, sessions: map[string]*lane{}, clients: map[string]*clientEntry{},
+		idle: ListenIdle, sweep: ListenIdle / 10}
 	return l, l.close, nil
 }
 
@@ -405,7 +411,34 @@ func (l *listener) newSession(c client) (*lane, *httpRefusal) {
 	}
 	ln := l.startLane(sid, c.entry)
 	l.sessions[sid] = ln
+	l.sweeper.Do(func() { go l.endIdle() })
 	return ln, nil
+}
+
+// endIdle ends, every l.sweep, the sessions idle for l.idle or longer.
+func (l *listener) endIdle() {
+	t := time.NewTicker(l.sweep)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		}
+		var idle []*lane
+		l.mu.Lock()
+		for sid, ln := range l.sessions {
+			if ln.idleFor() >= l.idle {
+				delete(l.sessions, sid)
+				idle = append(idle, ln)
+			}
+		}
+		l.mu.Unlock()
+		for _, ln := range idle {
+			l.p.log.Printf("listen: ended a session idle for %v", l.idle)
+			ln.end()
+		}
+	}
 }
 
 // statelessLane returns the relay of 2026-07-28 requests, started anew

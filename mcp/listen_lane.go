@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tickettool/tickettool/caveat"
 )
@@ -31,6 +32,7 @@ type lane struct {
 	get    chan []byte   // the server's own messages, for the GET stream
 	// getOpen is set while a GET stream reads get.
 	getOpen atomic.Bool
+	used    atomic.Int64 // when a request last came or ended (UnixNano)
 
 	mu      sync.Mutex
 	waiters map[int64]*waiter
@@ -59,6 +61,7 @@ func (l *listener) startLane(sid string, e *clientEntry) *lane {
 		ln.p = e.p
 		e.lanes++
 	}
+	ln.touch()
 	go func() {
 		err := l.back(ctx, ln.p, pr, ln)
 		if err != nil && ctx.Err() == nil {
@@ -87,6 +90,20 @@ func (ln *lane) end() {
 	ln.inMu.Lock()
 	defer ln.inMu.Unlock()
 	ln.in.Close()
+}
+
+func (ln *lane) touch() { ln.used.Store(time.Now().UnixNano()) }
+
+// idleFor is how long the lane has had nothing to do: no answer pending,
+// no GET stream open, no request since; 0 while it is busy.
+func (ln *lane) idleFor() time.Duration {
+	ln.mu.Lock()
+	busy := len(ln.waiters) > 0
+	ln.mu.Unlock()
+	if busy || ln.getOpen.Load() {
+		return 0
+	}
+	return time.Since(time.Unix(0, ln.used.Load()))
 }
 
 func (ln *lane) revision() string {
@@ -249,6 +266,8 @@ func (ln *lane) noteVersion(result json.RawMessage) {
 // serve sends a client's message into the lane and, for a request, writes
 // what comes back for it.
 func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming, holder *caveat.HolderProof) {
+	ln.touch()
+	defer ln.touch()
 	if ln.sid != "" {
 		w.Header().Set("Mcp-Session-Id", ln.sid)
 	}
@@ -343,7 +362,7 @@ func (ln *lane) stream(w http.ResponseWriter, r *http.Request) {
 		(&httpRefusal{status: http.StatusConflict, code: codeInvalidRequest, msg: "the session's stream is already open"}).write(w, nil)
 		return
 	}
-	defer ln.getOpen.Store(false)
+	defer func() { ln.getOpen.Store(false); ln.touch() }()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Mcp-Session-Id", ln.sid)

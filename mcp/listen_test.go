@@ -81,10 +81,11 @@ func (r *recordingServer) sentCalls(tool string) int {
 // listenSetup is a guard listening on loopback in front of a recording
 // server.
 type listenSetup struct {
-	url  string
-	up   *recordingServer
-	log  *syncBuffer
-	addr string
+	handler *listener
+	url     string
+	up      *recordingServer
+	log     *syncBuffer
+	addr    string
 }
 
 func startListen(t *testing.T, caveats ...string) *listenSetup {
@@ -111,7 +112,7 @@ func startListen(t *testing.T, caveats ...string) *listenSetup {
 		srv.Close()
 		closeAll()
 	})
-	return &listenSetup{url: srv.URL, up: up, log: log, addr: addr}
+	return &listenSetup{handler: h.(*listener), url: srv.URL, up: up, log: log, addr: addr}
 }
 
 func connectSDK(t *testing.T, url, version string) *sdk.ClientSession {
@@ -344,4 +345,32 @@ func sdkCall(ctx context.Context, cs *sdk.ClientSession, tool string, args map[s
 		}
 	}
 	return sb.String(), res.IsError, nil
+}
+
+// TestListenIdleSession: a session without requests for the idle time is
+// ended: its next request gets 404, and the client starts a new one.
+func TestListenIdleSession(t *testing.T) {
+	s := startListen(t, "tools=echo")
+	l := s.handler
+	l.idle, l.sweep = 50*time.Millisecond, 10*time.Millisecond
+	cs := connectSDK(t, s.url, ProtocolSessions)
+	list := `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
+	h := http.Header{"Mcp-Session-Id": {cs.ID()}, "Mcp-Protocol-Version": {ProtocolSessions}}
+	if status, body := rawPost(t, s.url, h, list); status != 200 {
+		t.Fatalf("a live session: %d %s", status, body)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, _ := rawPost(t, s.url, h, list)
+		if status == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle session still answers: %d", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(s.log.String(), "ended a session idle") {
+		t.Fatalf("log: %s", s.log)
+	}
 }
