@@ -98,6 +98,12 @@ func startListening(t *testing.T, e *e2e, up *sdkUpstream, ticket string) string
 	cmd := exec.Command(e.bin, append(append([]string{"mcp"}, who...), "--key", "root.key.pub", "--receipts", e.log,
 		"--receipt-key", "rk.key", "--profile-file", profile, "--listen", "127.0.0.1:0", "--upstream", up.srv.URL)...)
 	cmd.Dir = e.keys
+	return startGuard(t, cmd)
+}
+
+// startGuard starts a guard that listens and returns its URL.
+func startGuard(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -385,5 +391,52 @@ func TestE2EListenClientTickets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestE2EListenStdio: mcp --listen in front of the reference filesystem
+// server over stdio, a server process per session: the Go SDK client
+// (2025-11-25, with its GET stream, on which the server's roots/list
+// comes and whose answer is filtered) reads a file the ticket allows and
+// is refused one outside it, in two sessions at once.
+func TestE2EListenStdio(t *testing.T) {
+	entry := os.Getenv(e2eServerEnv)
+	if entry == "" {
+		msg := e2eServerEnv + " is not set: run mcp/testdata/e2e/install.sh and set it to the path it prints"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("the filesystem server needs node: %v", err)
+	}
+	e := newE2E(t, node, entry)
+	ticketFile := filepath.Join(t.TempDir(), "ticket")
+	os.WriteFile(ticketFile, []byte(e.mint(t, "tools=fs/read_text_file", "paths="+e.allowed+"/", "until=10m")), 0o600)
+	cmd := exec.Command(e.bin, "mcp", "--ticket-file", ticketFile, "--key", "root.key.pub", "--receipts", e.log,
+		"--receipt-key", "rk.key", "--server-name", "fs", "--listen", "127.0.0.1:0", "--", node, entry, e.ws)
+	cmd.Dir = e.keys
+	url := startGuard(t, cmd)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	for i := range 2 {
+		client := sdk.NewClient(&sdk.Implementation{Name: "go-agent", Version: "1.0.0"}, nil)
+		//lint:ignore SA1019 roots are deprecated (SEP-2577) yet still sent, and the guard must filter them
+		client.AddRoots(&sdk.Root{URI: "file://" + e.ws}, &sdk.Root{URI: "file://" + e.allowed})
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatalf("session %d: connect: %v", i, err)
+		}
+		defer cs.Close()
+		txt, isErr, err := callText(ctx, cs, "read_text_file", map[string]any{"path": filepath.Join(e.allowed, "a.txt")}, "")
+		if err != nil || isErr || txt != "alpha" {
+			t.Fatalf("session %d: allowed: %q %v %v", i, txt, isErr, err)
+		}
+		txt, isErr, err = callText(ctx, cs, "read_text_file", map[string]any{"path": filepath.Join(e.outside, "secret")}, "")
+		if err != nil || !isErr || !strings.Contains(txt, "caveat paths") || strings.Contains(txt, "s3cret") {
+			t.Fatalf("session %d: refused: %q %v %v", i, txt, isErr, err)
+		}
 	}
 }
