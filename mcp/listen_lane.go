@@ -41,6 +41,11 @@ type lane struct {
 	partial []byte          // the start of a line from the relay
 }
 
+// subscriptionMeta is the _meta key naming a 2026-07-28 subscription's
+// notifications by its subscriptions/listen request's id
+// (basic/patterns/subscriptions).
+const subscriptionMeta = "io.modelcontextprotocol/subscriptionId"
+
 // waiter is a client's request awaiting its answer.
 type waiter struct {
 	id         json.RawMessage // the client's id
@@ -212,7 +217,7 @@ func (ln *lane) route(msg []byte) {
 		close(w.msgs)
 		return
 	}
-	if w, ok := ln.progressOf(fields); ok {
+	if w, ok := ln.concernOf(fields); ok {
 		select {
 		case w.msgs <- marshal(fields):
 		default: // a client that does not read its stream loses progress
@@ -226,24 +231,39 @@ func (ln *lane) route(msg []byte) {
 	}
 }
 
-// progressOf finds the request a progress notification concerns and
-// restores its token in fields.
-func (ln *lane) progressOf(fields map[string]json.RawMessage) (*waiter, bool) {
-	var params map[string]json.RawMessage
+// concernOf finds the request a notification concerns, and restores the
+// client's value in fields: a progress notification's token (the
+// request's progress token), or the subscription id in _meta of a
+// 2026-07-28 subscription's notification (the subscriptions/listen
+// request's id).
+func (ln *lane) concernOf(fields map[string]json.RawMessage) (*waiter, bool) {
+	var params, meta map[string]json.RawMessage
 	if json.Unmarshal(fields["params"], &params) != nil {
 		return nil, false
 	}
-	n, err := strconv.ParseInt(string(bytes.TrimSpace(params["progressToken"])), 10, 64)
+	json.Unmarshal(params["_meta"], &meta)
+	raw, member := params["progressToken"], "progressToken"
+	if sub, ok := meta[subscriptionMeta]; ok {
+		raw, member = sub, subscriptionMeta
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
 	if err != nil {
 		return nil, false
 	}
 	ln.mu.Lock()
 	w := ln.waiters[n]
 	ln.mu.Unlock()
-	if w == nil || w.token == nil {
+	switch {
+	case w == nil:
 		return nil, false
+	case member == subscriptionMeta:
+		meta[subscriptionMeta] = w.id
+		params["_meta"] = marshal(meta)
+	case w.token == nil:
+		return nil, false
+	default:
+		params["progressToken"] = w.token
 	}
-	params["progressToken"] = w.token
 	fields["params"] = marshal(params)
 	// Leave room for the answer: progress never fills the last slot.
 	if len(w.msgs) >= cap(w.msgs)-1 {

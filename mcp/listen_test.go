@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,9 +24,10 @@ type listenRecorded struct {
 // recordingServer is a Go SDK MCP server over Streamable HTTP (tools echo
 // and read) that records every request it gets.
 type recordingServer struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []listenRecorded
+	srv    *httptest.Server
+	server *sdk.Server
+	mu     sync.Mutex
+	reqs   []listenRecorded
 }
 
 func newRecordingServer(t *testing.T) *recordingServer {
@@ -44,7 +46,7 @@ func newRecordingServer(t *testing.T) *recordingServer {
 	// The SDK serves 2026-07-28 only from a stateless handler.
 	sessions := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
 	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
-	r := &recordingServer{}
+	r := &recordingServer{server: s}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(strings.NewReader(string(b)))
@@ -372,5 +374,38 @@ func TestListenIdleSession(t *testing.T) {
 	}
 	if !strings.Contains(s.log.String(), "ended a session idle") {
 		t.Fatalf("log: %s", s.log)
+	}
+}
+
+// TestListenSubscription: under 2026-07-28 a client's subscriptions/listen
+// stream gets the server's change notifications, their subscription id
+// the client's own.
+func TestListenSubscription(t *testing.T) {
+	s := startListen(t, "tools=echo,late")
+	changed := make(chan struct{}, 4)
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1.0.0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(listenCtx(t), &sdk.StreamableClientTransport{Endpoint: s.url, DisableStandaloneSSE: true},
+		&sdk.ClientSessionOptions{ProtocolVersion: ProtocolStateless})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 0; ; n++ {
+		// The subscription may still be opening: add tools until one
+		// change reaches the client.
+		sdk.AddTool(s.up.server, &sdk.Tool{Name: "late" + strconv.Itoa(n)}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{}, nil, nil
+		})
+		select {
+		case <-changed:
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no tools/list_changed reached the client\n%s", s.log)
+		}
 	}
 }
