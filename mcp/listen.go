@@ -89,7 +89,10 @@ type listener struct {
 //     MCP-Protocol-Version, must carry MCP-Protocol-Version, Mcp-Method
 //     and Mcp-Name equal to its body's: 400 with -32020 (HeaderMismatch)
 //     before anything else is done with it; a revision the guard does not
-//     speak statelessly gets 400 with -32022.
+//     speak statelessly gets 400 with -32022. (A tools/call's Mcp-Param
+//     headers, which need the tool's annotations from a tools/list answer
+//     the relay passed on, are checked likewise once its relay is found,
+//     before the call policy sees it.)
 //  5. Otherwise the message belongs to a 2025-11-25 session: an
 //     initialize without Mcp-Session-Id starts one (the answer carries
 //     its id); anything else needs a known Mcp-Session-Id (400 without,
@@ -311,6 +314,11 @@ func (l *listener) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ln, bad := l.laneOf(r, in, c)
+	if bad == nil {
+		if why := ln.checkParams(r.Header, in); why != "" {
+			bad = badRequest(codeHeaderMismatch, "header mismatch: %s", why)
+		}
+	}
 	if bad != nil {
 		l.p.log.Printf("listen: refused a message from %s: %s", r.RemoteAddr, bad.msg)
 		bad.write(w, in.id)

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -176,4 +177,84 @@ func (e *httpRefusal) write(w http.ResponseWriter, id json.RawMessage) {
 
 func badRequest(code int, format string, args ...any) *httpRefusal {
 	return &httpRefusal{status: http.StatusBadRequest, code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// learnParams keeps the x-mcp-header annotations of the tools a tools/list
+// answer (as the policy passed it on) shows, to check the Mcp-Param
+// headers of the calls that follow.
+func (ln *lane) learnParams(result json.RawMessage) {
+	var r struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return
+	}
+	ln.mu.Lock()
+	defer ln.mu.Unlock()
+	for _, t := range r.Tools {
+		if ps, ok := schemaParams(t.InputSchema); ok && len(ps) > 0 {
+			if ln.params == nil {
+				ln.params = map[string][]paramHeader{}
+			}
+			ln.params[t.Name] = ps
+		}
+	}
+}
+
+// checkParams checks a 2026-07-28 tools/call's Mcp-Param headers against
+// its arguments (basic/transports/streamable-http, "Server Behavior for
+// Custom Headers"): for each argument the tool's annotations name that is
+// present with a primitive value, the header must be sent and equal it,
+// decoded (an integer compared as a number). A tool the lane has not seen
+// in a tools/list answer has no annotations to check. It returns why they
+// disagree, "" when they agree.
+func (ln *lane) checkParams(h http.Header, in *incoming) string {
+	if in.method != "tools/call" || in.name == nil || in.metaVersion == "" {
+		return ""
+	}
+	ln.mu.Lock()
+	ps := ln.params[*in.name]
+	ln.mu.Unlock()
+	for _, p := range ps {
+		cur := in.params["arguments"]
+		for _, key := range p.path {
+			obj, err := strictObject(cur)
+			if err != nil {
+				cur = nil
+				break
+			}
+			cur = obj[key]
+		}
+		want, ok := primitive(cur)
+		if !ok {
+			continue
+		}
+		name := "Mcp-Param-" + p.name
+		vs := h.Values(name)
+		if len(vs) != 1 {
+			return name + " header missing for an argument the tool annotates"
+		}
+		got, ok := decodeHeaderValue(vs[0])
+		if !ok || !sameParam(got, want, cur) {
+			return name + " header does not match the body"
+		}
+	}
+	return ""
+}
+
+// sameParam compares a header's decoded value with the argument's: an
+// integer numerically (42.0 is 42), anything else exactly.
+func sameParam(got, want string, raw json.RawMessage) bool {
+	if got == want {
+		return true
+	}
+	if len(raw) == 0 || raw[0] == '"' || string(raw) == "true" || string(raw) == "false" {
+		return false
+	}
+	g, err1 := strconv.ParseFloat(got, 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	return err1 == nil && err2 == nil && g == w
 }

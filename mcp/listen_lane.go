@@ -36,9 +36,10 @@ type lane struct {
 
 	mu      sync.Mutex
 	waiters map[int64]*waiter
-	ids     map[idKey]int64 // a client's request id to the lane's, for its cancellation
-	version string          // the revision the session's initialize settled
-	partial []byte          // the start of a line from the relay
+	ids     map[idKey]int64          // a client's request id to the lane's, for its cancellation
+	version string                   // the revision the session's initialize settled
+	params  map[string][]paramHeader // x-mcp-header annotations, by tool, from tools/list answers
+	partial []byte                   // the start of a line from the relay
 }
 
 // subscriptionMeta is the _meta key naming a 2026-07-28 subscription's
@@ -52,6 +53,7 @@ type waiter struct {
 	key        idKey
 	token      json.RawMessage // the client's progress token; nil when none
 	initialize bool
+	toolsList  bool
 	msgs       chan []byte // messages about the request, the answer last
 }
 
@@ -132,7 +134,8 @@ func (ln *lane) register(in *incoming, holder *caveat.HolderProof) (*waiter, int
 	n := ln.l.nextID.Add(1)
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
-	w := &waiter{id: in.id, initialize: in.method == "initialize", msgs: make(chan []byte, listenBacklog)}
+	w := &waiter{id: in.id, initialize: in.method == "initialize", toolsList: in.method == "tools/list",
+		msgs: make(chan []byte, listenBacklog)}
 	w.key, _ = keyOf(in.id)
 	num := json.RawMessage(strconv.FormatInt(n, 10))
 	in.fields["id"] = num
@@ -212,6 +215,9 @@ func (ln *lane) route(msg []byte) {
 		fields["id"] = w.id
 		if w.initialize {
 			ln.noteVersion(fields["result"])
+		}
+		if w.toolsList {
+			ln.learnParams(fields["result"])
 		}
 		w.msgs <- marshal(fields) // the answer always has room: see serve
 		close(w.msgs)

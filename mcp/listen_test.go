@@ -43,6 +43,12 @@ func newRecordingServer(t *testing.T) *recordingServer {
 	for _, name := range []string{"echo", "read", "add"} {
 		sdk.AddTool(s, &sdk.Tool{Name: name}, echo)
 	}
+	// region's argument region travels as Mcp-Param-Region too.
+	s.AddTool(&sdk.Tool{Name: "region", InputSchema: map[string]any{"type": "object",
+		"properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "region:" + string(req.Params.Arguments)}}}, nil
+		})
 	// The SDK serves 2026-07-28 only from a stateless handler.
 	sessions := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
 	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
@@ -96,7 +102,8 @@ func startListen(t *testing.T, caveats ...string) *listenSetup {
 	sk, keys := rootKey(t)
 	log := &syncBuffer{}
 	p, err := New(Config{Ticket: mint(t, sk, caveats...), Keys: keys, Now: fixedNow, Log: log, Profile: &Profile{Name: "t",
-		Tools: map[string]ToolArgs{"echo": {ReadOnly: true}, "add": {ReadOnly: true}, "read": {ReadOnly: true, Paths: []string{"path"}}}}})
+		Tools: map[string]ToolArgs{"echo": {ReadOnly: true}, "add": {ReadOnly: true}, "region": {ReadOnly: true},
+			"read": {ReadOnly: true, Paths: []string{"path"}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,5 +414,57 @@ func TestListenSubscription(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no tools/list_changed reached the client\n%s", s.log)
 		}
+	}
+}
+
+// TestListenParamHeaders: under 2026-07-28 a tools/call whose Mcp-Param
+// header (for an argument the tool's inputSchema annotates with
+// x-mcp-header, learnt from a tools/list answer) is missing or disagrees
+// with the argument is refused with 400 and -32020 and never reaches the
+// policy or the server; one that agrees, plainly or Base64-encoded,
+// passes, and so does the Go SDK client's own.
+func TestListenParamHeaders(t *testing.T) {
+	s := startListen(t, "tools=region")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	list := http.Header{"Mcp-Protocol-Version": {ProtocolStateless}, "Mcp-Method": {"tools/list"}}
+	if status, body := rawPost(t, s.url, list, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`); status != 200 || !strings.Contains(body, "x-mcp-header") {
+		t.Fatalf("tools/list: %d %s", status, body)
+	}
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"region","arguments":{"region":"eu"},` + meta + `}}`
+	for _, tc := range []struct {
+		name, value string // value "": no header
+		status      int
+	}{
+		{"another value", "us", 400},
+		{"missing", "", 400},
+		{"base64 of another", "=?base64?dXM=?=", 400},
+		{"the same", "eu", 200},
+		{"the same in base64", "=?base64?ZXU=?=", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Mcp-Protocol-Version": {ProtocolStateless}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"region"}}
+			if tc.value != "" {
+				h.Set("Mcp-Param-Region", tc.value)
+			}
+			before := s.up.sentCalls("region")
+			status, body := rawPost(t, s.url, h, call)
+			switch {
+			case status != tc.status:
+				t.Fatalf("status %d, want %d: %s", status, tc.status, body)
+			case status == 400 && (httpErrorCode(t, body) != codeHeaderMismatch || s.up.sentCalls("region") != before):
+				t.Fatalf("refused: %s, %d sent", body, s.up.sentCalls("region")-before)
+			case status == 200 && !strings.Contains(body, `region:{\"region\":\"eu\"}`):
+				t.Fatalf("allowed: %s", body)
+			}
+		})
+	}
+	cs := connectSDK(t, s.url, ProtocolStateless)
+	ctx := listenCtx(t)
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "region", Arguments: map[string]any{"region": "ap"}})
+	if err != nil || res.IsError {
+		t.Fatalf("the Go SDK client: %+v %v", res, err)
 	}
 }
