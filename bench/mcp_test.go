@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -93,7 +95,8 @@ func mcpGuard(tb testing.TB, up string, store guard.Store, receipts *chain.Log) 
 
 // listenPairs: the guard over HTTP ÷ the direct call, with the memory
 // store and no receipts (the target), and with a SQLite store and
-// fsynced receipts.
+// fsynced receipts; and, to show what the second HTTP hop alone costs, a
+// bare reverse proxy ÷ the direct call and the guard ÷ that proxy.
 func listenPairs(tb testing.TB) []pair {
 	up := mcpServer(tb)
 	direct := mcpCaller("direct call", up.URL)
@@ -102,10 +105,18 @@ func listenPairs(tb testing.TB) []pair {
 	tb.Cleanup(func() { db.Close() })
 	log := must(chain.Open(filepath.Join(dir, "receipts.log"), receiptKey(tb), receiptOrigin))(tb)
 	tb.Cleanup(func() { log.Close() })
+	u := must(url.Parse(up.URL))(tb)
+	bare := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }})
+	tb.Cleanup(bare.Close)
+	viaBare := mcpCaller("through a bare httputil.ReverseProxy", bare.URL)
+	guarded := mcpCaller("through mcp --listen (memory)", mcpGuard(tb, up.URL, guard.NewMemoryStore(), nil))
 	return []pair{
 		{group: groupHTTP, name: "`mcp --listen`, allowed trivial tools/call (memory store, no receipts) ÷ the same call to the server directly",
-			a: direct, b: mcpCaller("through mcp --listen (memory)", mcpGuard(tb, up.URL, guard.NewMemoryStore(), nil)),
-			wall: true, target: &target{text: "≤ 1.3×", limit: 1.3}},
+			a: direct, b: guarded, wall: true, target: &target{text: "≤ 1.3×", limit: 1.3}},
+		{group: groupHTTP, name: "the same call through a bare httputil.ReverseProxy (the second hop alone) ÷ directly",
+			a: direct, b: viaBare, wall: true},
+		{group: groupHTTP, name: "`mcp --listen` (memory store, no receipts) ÷ a bare httputil.ReverseProxy",
+			a: viaBare, b: guarded, wall: true},
 		{group: groupHTTP, name: "`mcp --listen`, allowed trivial tools/call (SQLite store, fsynced receipts) ÷ the same call to the server directly",
 			a: direct, b: mcpCaller("through mcp --listen (SQLite, receipts)", mcpGuard(tb, up.URL, db, log)),
 			wall: true, batch: ioBatch},
