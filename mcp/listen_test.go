@@ -468,3 +468,53 @@ func TestListenParamHeaders(t *testing.T) {
 		t.Fatalf("the Go SDK client: %+v %v", res, err)
 	}
 }
+
+// TestListenProgress: in each revision, the progress the server sends
+// while a call runs reaches the client during the call, under the
+// client's own progress token.
+func TestListenProgress(t *testing.T) {
+	for _, version := range []string{ProtocolSessions, ProtocolStateless} {
+		t.Run(version, func(t *testing.T) {
+			s := startListen(t, "tools=slow")
+			release := make(chan struct{})
+			s.up.server.AddTool(&sdk.Tool{Name: "slow", InputSchema: map[string]any{"type": "object"}},
+				func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+					req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Message: "half"})
+					<-release
+					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
+				})
+			progress := make(chan any, 4)
+			client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1.0.0"}, &sdk.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+					progress <- req.Params.ProgressToken
+				},
+			})
+			ctx := listenCtx(t)
+			cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.url, DisableStandaloneSSE: true},
+				&sdk.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			done := make(chan error, 1)
+			go func() {
+				p := &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{}}
+				p.SetProgressToken("client-token")
+				_, err := cs.CallTool(ctx, p)
+				done <- err
+			}()
+			select {
+			case tok := <-progress:
+				if tok != "client-token" {
+					t.Fatalf("progress under token %v", tok)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no progress while the call ran\n%s", s.log)
+			}
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
