@@ -236,7 +236,7 @@ func TestHTTPSides(t *testing.T) {
 }
 
 // httpPairs are the HTTP binding's pairs: the middleware in process, the
-// proxy as processes.
+// proxy as processes, the MCP guard's listener in process.
 func httpPairs(tb testing.TB, bs *binaries) []pair {
-	return append([]pair{middlewarePair(tb)}, proxyPairs(tb, bs)...)
+	return append(append([]pair{middlewarePair(tb)}, proxyPairs(tb, bs)...), listenPairs(tb)...)
 }

@@ -59,6 +59,11 @@
 // any credentials, and a nonce challenge, are answered without a
 // decision and recorded nowhere.
 //
+// [Middleware.Present] runs steps 1 to 3 alone, for a caller that decides
+// with a guard of its own and its own mapping (an MCP listener deciding
+// each tools/call under the client's ticket): the proof is then checked,
+// and its jti recorded, by that decision.
+//
 // [Middleware.MetadataHandler] serves RFC 9728 protected-resource
 // metadata.
 package dpophttp

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/guard"
 )
 
@@ -95,6 +96,13 @@ func (s *Session) cancelled(requestID json.RawMessage) bool {
 // cancelled meanwhile comes back as an empty Step. Calls must be admitted
 // in the order the agent sent them.
 func (s *Session) Admit(c *Call) Step {
+	if s.p.client {
+		// The proof of the request that carried the call: without one,
+		// a bound ticket refuses it.
+		if h, ok := s.p.proofs.LoadAndDelete(c.m.key); ok {
+			c.holder = h.(*caveat.HolderProof)
+		}
+	}
 	return s.admitUnder(c, s.p.state)
 }
 

@@ -42,7 +42,10 @@ type Call struct {
 	// server's state (see continuation); "" when none.
 	requestState string
 	cancelled    atomic.Bool // the agent cancelled it before it was checked
-	modernForm   bool
+	// holder is the client's proof for the request that carried the call
+	// (a proxy enforcing a client's ticket); nil otherwise.
+	holder     *caveat.HolderProof
+	modernForm bool
 }
 
 // readOnly reports whether the call cannot change the filesystem.
@@ -150,6 +153,7 @@ func (p *Proxy) decide(st *ticketState, c *Call) verdict {
 		URLs:     c.urls,
 		Audience: p.cfg.Audience,
 		Args:     c.digest,
+		Holder:   c.holder,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,10 +20,17 @@ import (
 	"github.com/tickettool/tickettool/verify"
 )
 
-// Config configures a [Proxy]. Ticket and Keys are required.
+// Config configures a [Proxy]. Ticket (unless ClientTickets) and Keys
+// are required.
 type Config struct {
 	// Ticket is enforced on every tools/call, until SetTicket replaces it.
 	Ticket *token.Ticket
+	// ClientTickets says the proxy has no ticket of its own (Ticket is
+	// nil): each client of its Streamable HTTP listener presents its own
+	// with every request (Listen.Clients), and each call is decided under
+	// the ticket and proof of the request that carries it. Such a proxy
+	// serves only through ListenHandler.
+	ClientTickets bool
 	// Keys verify the ticket; Options are the verifier's own policy.
 	Keys    *token.Keyring
 	Options verify.Options
@@ -105,6 +113,11 @@ type Proxy struct {
 	guard  *guard.Guard
 	ticket atomic.Pointer[ticketState]
 	log    *log.Logger
+	// client is set for a proxy enforcing a client's ticket (forClient):
+	// possession of a bound ticket is each request's proof, found in
+	// proofs by the call's id.
+	client bool
+	proofs *sync.Map // idKey -> *caveat.HolderProof
 }
 
 // New checks cfg and returns a proxy. It verifies the ticket's chain once
@@ -117,8 +130,11 @@ type Proxy struct {
 // ticket that is not yet valid (nbf) is accepted with a warning: its calls
 // are refused, with receipts, until it is.
 func New(cfg Config) (*Proxy, error) {
-	if cfg.Ticket == nil {
+	switch {
+	case cfg.Ticket == nil && !cfg.ClientTickets:
 		return nil, errors.New("mcp: config needs a ticket")
+	case cfg.Ticket != nil && cfg.ClientTickets:
+		return nil, errors.New("mcp: a proxy with client tickets has no ticket of its own")
 	}
 	if cfg.Keys == nil {
 		return nil, errors.New("mcp: config needs a keyring")
@@ -175,11 +191,17 @@ func New(cfg Config) (*Proxy, error) {
 	if p.cfg.Hold <= 0 {
 		p.cfg.Hold = DefaultHold
 	}
+	if p.cfg.Store == nil {
+		p.cfg.Store = guard.NewMemoryStore() // client tickets' proofs are recorded in it too
+	}
 	p.guard, err = guard.New(guard.Config{
-		Keys: cfg.Keys, Options: cfg.Options, Store: cfg.Store, Receipts: cfg.Receipts, Hold: p.cfg.Hold,
+		Keys: cfg.Keys, Options: cfg.Options, Store: p.cfg.Store, Receipts: cfg.Receipts, Hold: p.cfg.Hold,
 	})
 	if err != nil {
 		return nil, err // guard prefixes its errors
+	}
+	if cfg.ClientTickets {
+		return p, nil
 	}
 	// The guard prepares the ticket under its own keys and options.
 	if err := p.SetTicket(ticket); err != nil {

@@ -155,6 +155,14 @@
 // server over Streamable HTTP ([Upstream]: revisions 2025-11-25 and
 // 2026-07-28, the server's own credentials in Upstream.Header, never the
 // ticket).
+// Proxy.ListenHandler serves agents over Streamable HTTP instead of
+// stdio ([Listen]: Origin and Host checked against DNS rebinding,
+// MCP-Protocol-Version checked, a 2026-07-28 header that disagrees with
+// its body refused with 400 and -32020 first), each session relayed to a
+// stdio or HTTP server of its own. The ticket is the proxy's, or, with
+// Config.ClientTickets and Listen.Clients (package dpophttp), each
+// request's own: every call is decided under the ticket and DPoP proof of
+// the request that carries it, budgets shared through the store.
 //
 // # Profiles
 //
@@ -170,7 +178,7 @@
 // JSON-RPC messages, whatever carries them: it answers each message with a
 // [Step] saying what to send to the server and to the agent, and hands
 // back each tools/call for [Session.Admit], which waits for the gate and
-// decides it. The stdio proxy and the Streamable HTTP upstream only move
-// bytes between their streams and a Session, so every transport makes the
-// same decisions with the same receipts.
+// decides it. The stdio proxy, the Streamable HTTP upstream and the
+// listener only move bytes between their streams and a Session, so every
+// transport makes the same decisions with the same receipts.
 package mcp

@@ -152,3 +152,31 @@ const (
 	// @ARGS.json.
 	maxInlineArgs = 1024
 )
+
+// Limits of the Streamable HTTP listener (Proxy.ListenHandler).
+const (
+	// maxListenSessions bounds the 2025-11-25 sessions open at once, each
+	// a relay with a server of its own (a process, for a stdio server);
+	// one more initialize is answered 503.
+	maxListenSessions = 64
+
+	// listenBacklog bounds the messages held for one request's stream, or
+	// for a session's GET stream, that its client has not read yet: past
+	// it, progress and the server's own messages are dropped (never an
+	// answer, which always has room).
+	listenBacklog = 256
+
+	// ListenIdle is how long a 2025-11-25 session of the listener may go
+	// without a request, an answer pending or its GET stream open before
+	// the guard ends it (its server stopped, its calls settled); its next
+	// request gets 404, and the client starts a new session, as the
+	// transport specifies. Abandoned sessions would otherwise hold their
+	// servers, and the session limit, for ever.
+	ListenIdle = 30 * time.Minute
+)
+
+// maxClientTickets bounds the client tickets a listener with
+// Listen.Clients serves at once (each a proxy, its sessions and a relay);
+// past it, tickets without a relay running are forgotten, and a new one
+// is refused with 503 while none is.
+const maxClientTickets = 256

@@ -44,6 +44,9 @@ type serverSide interface {
 // and its channel gives the end of the relay (nil when the server's side
 // ended).
 func (p *Proxy) relay(ctx context.Context, agentIn io.Reader, agentOut io.Writer, server serverSide, agentEnded func(), start func(*stdio) <-chan error) error {
+	if p.state() == nil {
+		return errNoOwnTicket
+	}
 	t := &stdio{
 		s:      p.NewSession(),
 		max:    p.cfg.MaxMessageBytes,

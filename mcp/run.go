@@ -51,6 +51,9 @@ func Run(ctx context.Context, cfg Config, agentIn io.Reader, agentOut io.Writer,
 // The error is non-nil only when cmd failed to start (the status is then
 // 1) or when ctx ended the run.
 func (p *Proxy) Run(ctx context.Context, agentIn io.Reader, agentOut io.Writer, cmd *exec.Cmd) (int, error) {
+	if p.state() == nil {
+		return 1, errNoOwnTicket
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return 1, fmt.Errorf("mcp: %w", err)

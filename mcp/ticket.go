@@ -54,6 +54,7 @@ type ticketState struct {
 	tools    []caveat.Caveat // every tools caveat of the ticket
 	paths    []caveat.Caveat // every paths caveat of the ticket
 	bound    bool            // the ticket has a holder caveat
+	jkt      string          // the current holder's RFC 7638 thumbprint, when bound
 	// approvals are the ticket's approval caveats: a call then needs
 	// discharges (Config.DischargeDir).
 	approvals []token.UnverifiedApproval
@@ -129,6 +130,11 @@ func (p *Proxy) newState(t *token.Ticket) (*ticketState, error) {
 	}
 	if jkt := scope.Holder(); jkt != nil {
 		st.bound = true
+		st.jkt = base64.RawURLEncoding.EncodeToString(jkt)
+		if p.client {
+			// The client proves possession with each request's proof.
+			return st, nil
+		}
 		if p.holder == nil {
 			return nil, errors.New("mcp: the ticket is bound to a holder key: the proxy needs that key to prove possession")
 		}

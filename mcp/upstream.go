@@ -128,6 +128,9 @@ func (p *Proxy) ServeUpstream(ctx context.Context, agentIn io.Reader, agentOut i
 	if err := up.Validate(); err != nil {
 		return err
 	}
+	if p.state() == nil {
+		return errNoOwnTicket
+	}
 	client := up.Client
 	if client == nil {
 		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {

@@ -16,13 +16,15 @@ import (
 )
 
 const mcpUsage = `
-usage: tickettool mcp (--ticket-file PATH | --ticket TICKET) --key PATH
+usage: tickettool mcp (--ticket-file PATH | --ticket TICKET | --listen ADDR --client-tickets) --key PATH
                       [--server-name NAME] [--holder-key HOLDER]
                       [--receipts LOG --receipt-key PATH]
                       [--aud NAME] [--revoked FILE] [--require-expiry]
                       [--max-lifetime DURATION] [--require-holder]
                       [--skew DURATION] [--modes MODES] [--store LOCATION]
                       [--discharge-dir DIR] [--profile NAME | --profile-file FILE]
+                      [--listen ADDR [--listen-non-loopback] [--allow-origin ORIGIN]...
+                       [--client-tickets [--public-url URL]]]
                       (-- COMMAND [ARG...] | --upstream URL [--upstream-header-file FILE])
 
 Starts COMMAND as an MCP server and speaks MCP (newline-delimited JSON-RPC)
@@ -94,6 +96,33 @@ its proofs never reach it. Messages the server streams (progress) reach
 the agent as they come; a stream that breaks before its answer counts the
 call as spent.
 
+With --listen ADDR (HOST:PORT) the guard speaks MCP to its agents over
+Streamable HTTP instead of standard input and output, at http://ADDR/ (any
+path), with every check above: each 2025-11-25 session (an initialize
+without Mcp-Session-Id) gets a server of its own (a process, for a
+COMMAND), and 2026-07-28 requests share one. ADDR must be a loopback
+address (127.0.0.1, [::1], localhost) unless --listen-non-loopback says
+otherwise, with a warning: every client that reaches it acts with the
+guard's ticket. A request with an Origin other than the listener's own
+(or an --allow-origin ORIGIN, scheme://host[:port]), or, on loopback,
+with a Host that does not name the loopback, is refused with 403: a web
+page cannot reach the guard through DNS rebinding. MCP-Protocol-Version
+must be the session's; under 2026-07-28 MCP-Protocol-Version, Mcp-Method
+and Mcp-Name must equal the body's, or the request is refused with 400
+and -32020 before anything else.
+
+With --client-tickets the guard has no ticket of its own: each request of
+each client presents the client's, bound to the client's own key, as
+"Authorization: DPoP TICKET" with a DPoP proof (RFC 9449; htu the public
+URL, --public-url, by default http://ADDR as bound, followed by the
+path), with the server's nonces; a request without one gets the DPoP
+challenge. Each tools/call is decided as above under the ticket and
+proof of the request that carries it, in one step with its budgets
+(every ticket of a family shares them, through --store across guards);
+any other request needs its ticket valid and its proof never used
+before. A session started under one ticket takes no request under
+another.
+
 ` + policyUsage + `
 ` + storeUsage + `
 Example:
@@ -117,6 +146,12 @@ func runMCP(e *env, args []string) error {
 	profileFile := fs.String("profile-file", "", "server profile `FILE` (JSON; see mcp/profiles)")
 	upstreamURL := fs.String("upstream", "", "`URL` of a remote MCP server (Streamable HTTP), instead of a command")
 	headerFile := fs.String("upstream-header-file", "", "`FILE` of the upstream's own headers (NAME: VALUE lines)")
+	lf := &listenFlags{}
+	fs.StringVar(&lf.addr, "listen", "", "speak Streamable HTTP to agents on `ADDR` (HOST:PORT, loopback)")
+	fs.BoolVar(&lf.nonLocal, "listen-non-loopback", false, "allow a --listen address that is not loopback")
+	fs.Var(&lf.origins, "allow-origin", "an `ORIGIN` (scheme://host[:port]) --listen accepts besides its own (repeatable)")
+	fs.BoolVar(&lf.clients, "client-tickets", false, "with --listen: each client presents its own ticket (DPoP) instead of the guard's")
+	fs.StringVar(&lf.publicURL, "public-url", "", "with --client-tickets: the `URL` clients address (proofs' htu); default http://ADDR")
 	pol := policyFlags(fs)
 	location := storeFlag(fs)
 	pos, err := fs.parse(args)
@@ -135,9 +170,24 @@ func runMCP(e *env, args []string) error {
 		return usageErr("mcp needs --key")
 	case (*receipts == "") != (*receiptKey == ""):
 		return usageErr("--receipts and --receipt-key go together")
+	case lf.addr == "" && (lf.nonLocal || len(lf.origins) > 0 || lf.clients):
+		return usageErr("--listen-non-loopback, --allow-origin and --client-tickets go with --listen")
+	case lf.publicURL != "" && !lf.clients:
+		return usageErr("--public-url goes with --client-tickets")
+	case lf.clients && (src.file != "" || src.text != "" || src.env != ""):
+		return usageErr("with --client-tickets each client presents its own ticket: give the guard none (--ticket-file, --ticket, %s)", ticketEnv)
+	case lf.clients && *holderKey != "":
+		return usageErr("with --client-tickets each client proves possession of its own key: --holder-key has no use")
 	}
-	if err := src.check(e); err != nil {
-		return err
+	if lf.addr != "" {
+		if err := lf.check(e); err != nil {
+			return err
+		}
+	}
+	if !lf.clients {
+		if err := src.check(e); err != nil {
+			return err
+		}
 	}
 	profile, err := profileOf(*profileName, *profileFile)
 	if err != nil {
@@ -162,12 +212,14 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ticket, err := src.read()
-	if err != nil {
-		return err
+	var ticket *token.Ticket
+	if !lf.clients {
+		if ticket, err = src.read(); err != nil {
+			return err
+		}
 	}
 	logw := &lockedWriter{w: e.stderr}
-	cfg := mcp.Config{Ticket: ticket, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw,
+	cfg := mcp.Config{Ticket: ticket, ClientTickets: lf.clients, Keys: keys, Options: opts, ServerName: *serverName, Audience: pol.aud, Log: logw,
 		DischargeDir: *dischargeDir, ApproveTicket: src.approveRef(), Profile: profile}
 	openCtx, cancelOpen := storeContext()
 	st, _, err := openStore(openCtx, *location)
@@ -192,8 +244,13 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return startFailure(err, ticket, vk, *serverName)
 	}
-	if src.file != "" {
+	if src.file != "" && !lf.clients {
 		defer reloadOnHangup(p, src, log.New(logw, "tickettool mcp: ", 0))()
+	}
+	if lf.addr != "" {
+		lf.command, lf.upstream, lf.serverEnv = pos, up, withoutTicket(os.Environ())
+		lf.keys, lf.opts, lf.store, lf.receipts, lf.log = keys, opts, st, cfg.Receipts, logw
+		return serveListen(e, p, lf)
 	}
 	if up != nil {
 		return serveUpstream(e, p, up)
