@@ -10,6 +10,7 @@ func (s *MemoryStore) clean(now time.Time) {
 	sweep(s.revoked, func(e time.Time) bool { return !e.IsZero() && now.After(e) })
 	sweep(s.counters, func(n *memCount) bool { return !n.expires.IsZero() && now.After(n.expires) })
 	sweep(s.requests, func(r *memRequest) bool { return now.After(r.keep) })
+	sweep(s.ops, func(o *Operation) bool { return OperationExpired(o, now) })
 }
 
 func sweep[K comparable, V any](m map[K]V, expired func(V) bool) {
