@@ -144,19 +144,23 @@ func (g *Guard) conclude(ctx context.Context, vd verify.Decision, t *token.Ticke
 // refusal. An Admit that fails is tried once more with the same request
 // id, so a lost reply charges once.
 func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time) {
-	g.admitAs(ctx, d, t, req, now, NewRequestID())
+	g.admitAs(ctx, d, t, req, now, NewRequestID(), true)
 }
 
-// admitAs is admit under the request id id.
-func (g *Guard) admitAs(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time, id RequestID) {
+// admitAs is admit under the request id id; without charge, it checks
+// and records only the revocations and the proof, charging no budget
+// (a replayed operation's admission).
+func (g *Guard) admitAs(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time, id RequestID, charge bool) {
 	a := Admission{
-		Request: id, Blocks: d.BlockIDs, Budgets: d.Budgets, Cost: req.Cost,
-		Now: now, Expires: familyExpires(t),
+		Request: id, Blocks: d.BlockIDs, Now: now, Expires: familyExpires(t),
+	}
+	if charge {
+		a.Budgets, a.Cost = d.Budgets, req.Cost
 	}
 	for _, u := range d.Discharges {
 		a.Discharges = append(a.Discharges, u.ID)
 	}
-	if g.cfg.Hold > 0 {
+	if g.cfg.Hold > 0 && charge {
 		a.HoldUntil = now.Add(g.cfg.Hold)
 	}
 	if d.Proof != nil {

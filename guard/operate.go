@@ -108,7 +108,7 @@ func (g *Guard) concludeCall(ctx context.Context, vd verify.Decision, t *token.T
 		d.Operation = ""
 		return g.finishConclude(ctx, &d, t, req, now, o.Note)
 	case claim == ClaimNew:
-		g.admitAs(ctx, &d, t, req, now, start.Request)
+		g.admitAs(ctx, &d, t, req, now, start.Request, true)
 		if !d.Allowed {
 			ops.DropOperation(ctx, d.family(), o.Operation, start.Request)
 			d.Operation = ""
@@ -147,23 +147,13 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// replay answers a repeat with the first result, after checking that no
-// block or discharge of the call is revoked.
+// replay answers a repeat with the first result, once an admission that
+// charges nothing has checked that no block or discharge of the call is
+// revoked and recorded its DPoP proof as used: a proof seen once gets no
+// result, replayed or not.
 func (g *Guard) replay(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time, first Operation, note string) (Decision, error) {
-	ids := append([]token.BlockID(nil), d.BlockIDs...)
-	for _, u := range d.Discharges {
-		ids = append(ids, u.ID)
-	}
-	i, err := g.cfg.Store.Revoked(ctx, d.family(), ids)
-	switch {
-	case err != nil:
-		d.refuse(CheckStore, -1, 0, "the store failed, so the call is refused: "+err.Error())
-	case i >= len(d.BlockIDs):
-		u := d.Discharges[i-len(d.BlockIDs)]
-		d.refuse(verify.CheckRevoked, u.Block, caveat.Approval, "discharge "+u.ID.String()+" is revoked")
-	case i >= 0:
-		d.refuse(verify.CheckRevoked, i, 0, fmt.Sprintf("block %d is revoked", i))
-	}
+	g.admitAs(ctx, d, t, req, now, NewRequestID(), false)
+	d.Request = RequestID{}
 	if !d.Allowed {
 		d.Operation = ""
 		return g.finishConclude(ctx, d, t, req, now, note)
