@@ -76,49 +76,77 @@ type keptResponse struct {
 	Body   []byte      `json:"body"`
 }
 
-// recorder copies what the handler writes, up to one byte over what the
-// store keeps (a larger response is then not kept).
+// recorder holds back what the handler of a keyed request writes, so
+// that the response is kept in the store before the client gets any of it
+// (a server killed after the client got it still replays it). A response
+// whose body grows over guard.MaxOperationResult is sent on from then on
+// as it comes, and not kept; Flush is held back until then too.
 type recorder struct {
 	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-	header http.Header // the handler's headers when it wrote the status
+	status  int
+	header  http.Header // the handler's headers when it wrote the status
+	body    bytes.Buffer
+	through bool // over the limit: passed through, not kept
 }
 
 func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-		r.header = r.ResponseWriter.Header().Clone()
+	if r.status != 0 {
+		return
 	}
-	r.ResponseWriter.WriteHeader(code)
+	r.status = code
+	r.header = r.ResponseWriter.Header().Clone()
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.WriteHeader(http.StatusOK)
 	}
-	if room := guard.MaxOperationResult + 1 - r.body.Len(); room > 0 {
-		r.body.Write(b[:min(len(b), room)])
+	if r.through {
+		return r.ResponseWriter.Write(b)
 	}
-	return r.ResponseWriter.Write(b)
+	r.body.Write(b)
+	if r.body.Len() > guard.MaxOperationResult {
+		r.through = true
+		r.ResponseWriter.WriteHeader(r.status)
+		if _, err := r.ResponseWriter.Write(r.body.Bytes()); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
 }
 
-// Unwrap lets http.ResponseController reach the server's writer (Flush,
-// deadlines).
+// Unwrap lets http.ResponseController reach the server's writer
+// (deadlines).
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// Flush flushes the server's writer, where it can.
-func (r *recorder) Flush() { http.NewResponseController(r.ResponseWriter).Flush() }
+// Flush flushes the server's writer once the response passes through.
+func (r *recorder) Flush() {
+	if r.through {
+		http.NewResponseController(r.ResponseWriter).Flush()
+	}
+}
+
+// send writes what was held back.
+func (r *recorder) send() {
+	if r.through {
+		return
+	}
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	r.ResponseWriter.WriteHeader(r.status)
+	r.ResponseWriter.Write(r.body.Bytes())
+}
 
 // kept is the recorded response as the store keeps it; one over the
 // limit is longer than guard.MaxOperationResult, so the store keeps only
 // its outcome.
 func (r *recorder) kept() []byte {
+	if r.through {
+		return make([]byte, guard.MaxOperationResult+1)
+	}
 	if r.status == 0 {
 		r.WriteHeader(http.StatusOK)
-	}
-	if r.body.Len() > guard.MaxOperationResult {
-		return r.body.Bytes()
 	}
 	h := r.header.Clone()
 	for _, name := range []string{"Date", NonceHeader, "Set-Cookie"} {

@@ -85,10 +85,14 @@ func (m *Middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Req
 		w = rec
 	}
 	defer func() {
-		// A keyed request's response is kept before the settlement; one
-		// whose handler panicked keeps none: its outcome is unknown.
-		if rec != nil && !panicked && !st.released.Load() {
-			m.finishOperation(st, rec)
+		// A keyed request's response is kept before the client gets it
+		// and before the settlement; one whose handler panicked keeps
+		// none: its outcome is unknown.
+		if rec != nil && !panicked {
+			if !st.released.Load() {
+				m.finishOperation(st, rec)
+			}
+			rec.send()
 		}
 		m.settle(st, panicked)
 	}()
