@@ -93,7 +93,7 @@ func (s *MemoryStore) DropOperation(ctx context.Context, family token.BlockID, k
 	if o == nil || o.Request != request || o.State != OperationRunning {
 		return ErrNoOperation
 	}
-	delete(s.ops, k)
+	o.State = OperationReleased
 	return nil
 }
 

@@ -107,6 +107,7 @@ type OperationState uint8
 const (
 	OperationRunning  OperationState = iota + 1 // started; no outcome recorded
 	OperationFinished                           // ran; its result (Kept) or only its outcome recorded
+	OperationReleased                           // did not run (refused, or released): the key is free again
 )
 
 // Operation is what a store keeps of one keyed operation.
@@ -150,9 +151,10 @@ type OperationStore interface {
 	// nil result records an outcome without a result (an empty one).
 	FinishOperation(ctx context.Context, family token.BlockID, key string, request RequestID, result []byte, now time.Time) (kept bool, err error)
 
-	// DropOperation forgets the running operation key names, started by
-	// request, which did not run (refused, or released): the key is free
-	// again, so a retry is decided afresh.
+	// DropOperation marks the running operation key names, started by
+	// request, as released: it did not run (refused, or released), so the
+	// key is free again and a retry is decided afresh; the record stays
+	// for listings until a new start takes the key.
 	DropOperation(ctx context.Context, family token.BlockID, key string, request RequestID) error
 
 	// Operations lists the family's keyed operations not expired at now,
@@ -185,6 +187,9 @@ func OperationExpired(o *Operation, now time.Time) bool {
 // count of live keys: the claim, and whether the record is now
 // s's (ClaimNew) or a replay to count (ClaimReplay).
 func DecideStart(s *OperationStart, old *Operation, count int) Claim {
+	if old != nil && old.State == OperationReleased {
+		return ClaimNew // the key is free again; the record is overwritten
+	}
 	switch {
 	case old == nil && count >= MaxFamilyOperations:
 		return ClaimFull

@@ -53,7 +53,8 @@ func finish(t *testing.T, s guard.OperationStore, st guard.OperationStart, resul
 // flight until it finishes or its hold ends (then its outcome is unknown),
 // another request under the key is refused, and once finished every
 // repeat gets the first result back byte for byte, on any handle, counted;
-// the key is the family's alone; a dropped key is free again.
+// the key is the family's alone; a dropped (released) key is free again
+// and listed as released until it is taken.
 func testOperations(t *testing.T, f Factory) {
 	open := f(t)
 	s, s2 := opStore(t, open(t)), opStore(t, open(t))
@@ -114,6 +115,16 @@ func testOperations(t *testing.T, f Factory) {
 		t.Fatalf("replay of an outcome: %+v", o)
 	}
 
+	// A released operation stays listed as released.
+	rel := opStart(fam, "k5", "released", now.Add(time.Second))
+	wantClaim(t, s, rel, guard.ClaimNew)
+	if err := s.DropOperation(ctx, fam, "k5", rel.Request); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropOperation(ctx, fam, "k5", rel.Request); err != guard.ErrNoOperation {
+		t.Fatalf("drop twice: %v", err)
+	}
+
 	ops, err := s2.Operations(ctx, fam, now.Add(5*time.Minute))
 	if err != nil {
 		t.Fatal(err)
@@ -125,11 +136,12 @@ func testOperations(t *testing.T, f Factory) {
 			t.Fatalf("listing holds the result of %q", o.Key)
 		}
 	}
-	if got := join(keys); got != "k1 k2 k3 k4" {
-		t.Fatalf("operations %s, want k1 k2 k3 k4", got)
+	if got := join(keys); got != "k1 k2 k3 k4 k5" {
+		t.Fatalf("operations %s, want k1 k2 k3 k4 k5", got)
 	}
 	if ops[0].Replays != 2 || ops[0].State != guard.OperationFinished || !ops[0].Replay.Equal(now.Add(3*time.Minute)) ||
-		ops[0].Tool != "fs.write" || ops[2].State != guard.OperationRunning || !ops[2].HoldUntil.Equal(now.Add(time.Minute)) {
+		ops[0].Tool != "fs.write" || ops[2].State != guard.OperationRunning || !ops[2].HoldUntil.Equal(now.Add(time.Minute)) ||
+		ops[4].State != guard.OperationReleased {
 		t.Fatalf("operations %+v", ops)
 	}
 }

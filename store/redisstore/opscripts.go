@@ -51,6 +51,10 @@ end
 var startOpScript = redis.NewScript(opLib + `
 local key, now = ARGV[1], tonumber(ARGV[5])
 local o = live(key, now)
+if o and o.s == '3' then
+  drop(key)
+  o = nil
+end
 if not o then
   if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[9]) then return {7, '', ''} end
   o = {b = ARGV[2], q = ARGV[3], s = '1', st = ARGV[5], h = ARGV[6], f = '0', k = '0', n = '0', r = '0', e = ARGV[7], tool = ARGV[4]}
@@ -91,11 +95,13 @@ put(key, o)
 return tonumber(o.k)
 `)
 
-// dropOpScript is DropOperation. KEYS: keys.ops. ARGV: key, request. It
-// returns 1, or -1 when no running operation of the request has the key.
+// dropOpScript is DropOperation: the record's state becomes 3 (released).
+// KEYS: keys.ops. ARGV: key, request. It returns 1, or -1 when no running
+// operation of the request has the key.
 var dropOpScript = redis.NewScript(opLib + `
 local o = parse(redis.call('HGET', KEYS[1], ARGV[1]))
 if not o or o.s ~= '1' or o.q ~= ARGV[2] then return -1 end
-drop(ARGV[1])
+o.s = '3'
+put(ARGV[1], o)
 return 1
 `)

@@ -97,7 +97,7 @@ func (s *Store) StartOperation(ctx context.Context, st guard.OperationStart) (gu
 		switch claim = guard.DecideStart(&st, old, n); claim {
 		case guard.ClaimNew:
 			out = guard.NewOperation(&st)
-			_, err = tx.ExecContext(ctx, `INSERT INTO operations VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, NULL, 0, 0, ?)`,
+			_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO operations VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, NULL, 0, 0, ?)`,
 				st.Family[:], st.Key, out.Binding[:], out.Request[:], out.Tool, int64(out.State),
 				nanos(out.Started), nanos(out.HoldUntil), nanosOrZero(out.Expires))
 			return err
@@ -172,7 +172,8 @@ func (s *Store) DropOperation(ctx context.Context, family token.BlockID, key str
 		if err := s.runningOperation(ctx, tx, family, key, request); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM operations WHERE family = ? AND key = ?`, family[:], key)
+		_, err := tx.ExecContext(ctx, `UPDATE operations SET state = ? WHERE family = ? AND key = ?`,
+			int64(guard.OperationReleased), family[:], key)
 		return err
 	})
 }
