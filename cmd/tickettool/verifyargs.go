@@ -9,10 +9,10 @@ import (
 // verifyArgs are verify's flags.
 type verifyArgs struct {
 	keyPath, now, tool, op, cost, proof, htm, htu, receipts, receiptKey, location, args, operation *string
-	paths, urls, discharges                                                             stringList
-	ticket                                                                              string // the TICKET argument, as given
-	ids, asJSON                                                                         *bool
-	pol                                                                                 *policy
+	paths, urls, discharges                                                                        stringList
+	ticket                                                                                         string // the TICKET argument, as given
+	ids, asJSON                                                                                    *bool
+	pol                                                                                            *policy
 }
 
 func verifyFlags(fs *cmdFlags) *verifyArgs {
