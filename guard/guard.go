@@ -241,7 +241,7 @@ func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Tim
 	if o == Release && d.Operation != "" {
 		// The call did not run: its key is free again, so a retry runs.
 		if ops, ok := g.cfg.Store.(OperationStore); ok {
-			ops.DropOperation(ctx, d.family(), d.Operation, d.Request)
+			ops.DropOperation(ctx, d.family(), d.Operation, d.Request, OperationReleased)
 		}
 	}
 	kind := chain.KindCaptured

@@ -83,7 +83,10 @@ func (s *MemoryStore) FinishOperation(ctx context.Context, family token.BlockID,
 }
 
 // DropOperation implements [OperationStore].
-func (s *MemoryStore) DropOperation(ctx context.Context, family token.BlockID, key string, request RequestID) error {
+func (s *MemoryStore) DropOperation(ctx context.Context, family token.BlockID, key string, request RequestID, state OperationState) error {
+	if err := ValidateDropState(state); err != nil {
+		return err
+	}
 	if err := s.lock(ctx, "drop operation"); err != nil {
 		return err
 	}
@@ -93,7 +96,7 @@ func (s *MemoryStore) DropOperation(ctx context.Context, family token.BlockID, k
 	if o == nil || o.Request != request || o.State != OperationRunning {
 		return ErrNoOperation
 	}
-	o.State = OperationReleased
+	o.State = state
 	return nil
 }
 

@@ -90,6 +90,9 @@ func (g *Guard) checkOperation(key string) error {
 }
 
 func (g *Guard) concludeCall(ctx context.Context, vd verify.Decision, t *token.Ticket, req *caveat.Request, now time.Time, o CallOptions) (Decision, error) {
+	if o.Operation != "" && !vd.Allowed && len(verify.MissingApproval(&vd)) > 0 && len(vd.BlockIDs) > 0 {
+		g.noteWaiting(ctx, &vd, t, req, now, o.Operation)
+	}
 	if o.Operation == "" || !vd.Allowed {
 		return g.conclude(ctx, vd, t, req, now, o.Note)
 	}
@@ -110,7 +113,7 @@ func (g *Guard) concludeCall(ctx context.Context, vd verify.Decision, t *token.T
 	case claim == ClaimNew:
 		g.admitAs(ctx, &d, t, req, now, start.Request, true)
 		if !d.Allowed {
-			ops.DropOperation(ctx, d.family(), o.Operation, start.Request)
+			ops.DropOperation(ctx, d.family(), o.Operation, start.Request, OperationReleased)
 			d.Operation = ""
 		}
 		return g.finishConclude(ctx, &d, t, req, now, joinNote(o.Note, "operation "+o.Operation))
@@ -120,6 +123,18 @@ func (g *Guard) concludeCall(ctx context.Context, vd verify.Decision, t *token.T
 	d.Operation = ""
 	d.refuse(CheckOperation, -1, 0, claimReason(claim, o.Operation, &first))
 	return g.finishConclude(ctx, &d, t, req, now, o.Note)
+}
+
+// noteWaiting records a keyed call refused for want of an approval as
+// waiting for it, where the key is free: listings show it, and the
+// approved retry under the key runs. A failure only loses the listing.
+func (g *Guard) noteWaiting(ctx context.Context, vd *verify.Decision, t *token.Ticket, req *caveat.Request, now time.Time, key string) {
+	ops := g.cfg.Store.(OperationStore)
+	st := OperationStart{Family: vd.BlockIDs[0], Key: key, Binding: OperationBinding(req), Request: NewRequestID(),
+		Tool: req.Tool, Now: now, HoldUntil: now, Expires: familyExpires(t)}
+	if c, _, err := ops.StartOperation(ctx, st); err == nil && c == ClaimNew {
+		ops.DropOperation(ctx, st.Family, key, st.Request, OperationWaiting)
+	}
 }
 
 // claimReason says why a claim refuses the call.
@@ -189,7 +204,7 @@ func (g *Guard) finishConclude(ctx context.Context, d *Decision, t *token.Ticket
 			if g.cfg.Hold > 0 {
 				g.cfg.Store.Settle(ctx, d.family(), d.Request, Release, now)
 			}
-			g.cfg.Store.(OperationStore).DropOperation(ctx, d.family(), d.Operation, d.Request)
+			g.cfg.Store.(OperationStore).DropOperation(ctx, d.family(), d.Operation, d.Request, OperationReleased)
 		}
 		return Decision{}, err
 	}

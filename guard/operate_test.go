@@ -133,3 +133,25 @@ func TestOperationReplayRevoked(t *testing.T) {
 		t.Fatalf("%v %+v", err, d)
 	}
 }
+
+// TestOperationWaiting: a keyed call refused for want of an approval is
+// listed as waiting, and its approved retry under the key runs.
+func TestOperationWaiting(t *testing.T) {
+	tk, keys, x := approved(t)
+	ctx := context.Background()
+	store := guard.NewMemoryStore()
+	g, _ := guard.New(guard.Config{Keys: keys, Store: store, Hold: time.Minute})
+	req := readFile()
+	d, err := g.VerifyCall(ctx, tk, req, t0, guard.CallOptions{Operation: "k"})
+	if err != nil || d.Allowed {
+		t.Fatalf("without the discharge: %v %+v", err, d)
+	}
+	ops, err := store.Operations(ctx, d.BlockIDs[0], t0)
+	if err != nil || len(ops) != 1 || ops[0].State != guard.OperationWaiting {
+		t.Fatalf("operations %+v %v", ops, err)
+	}
+	d, err = g.VerifyCall(ctx, tk, withDischarge(x), t0, guard.CallOptions{Operation: "k"})
+	if err != nil || !d.Allowed || d.Claim != guard.ClaimNew {
+		t.Fatalf("approved retry: %v %+v", err, d)
+	}
+}

@@ -108,6 +108,7 @@ const (
 	OperationRunning  OperationState = iota + 1 // started; no outcome recorded
 	OperationFinished                           // ran; its result (Kept) or only its outcome recorded
 	OperationReleased                           // did not run (refused, or released): the key is free again
+	OperationWaiting                            // refused for want of an approval: the key is free for the approved retry
 )
 
 // Operation is what a store keeps of one keyed operation.
@@ -151,15 +152,24 @@ type OperationStore interface {
 	// nil result records an outcome without a result (an empty one).
 	FinishOperation(ctx context.Context, family token.BlockID, key string, request RequestID, result []byte, now time.Time) (kept bool, err error)
 
-	// DropOperation marks the running operation key names, started by
-	// request, as released: it did not run (refused, or released), so the
+	// DropOperation ends the running operation key names, started by
+	// request, which did not run, in state (OperationReleased: refused or
+	// released; OperationWaiting: refused for want of an approval): the
 	// key is free again and a retry is decided afresh; the record stays
 	// for listings until a new start takes the key.
-	DropOperation(ctx context.Context, family token.BlockID, key string, request RequestID) error
+	DropOperation(ctx context.Context, family token.BlockID, key string, request RequestID, state OperationState) error
 
 	// Operations lists the family's keyed operations not expired at now,
 	// oldest first, without their results.
 	Operations(ctx context.Context, family token.BlockID, now time.Time) ([]Operation, error)
+}
+
+// ValidateDropState refuses a state DropOperation does not end in.
+func ValidateDropState(s OperationState) error {
+	if s != OperationReleased && s != OperationWaiting {
+		return invalid("an operation that did not run ends released or waiting, not in state %d", s)
+	}
+	return nil
 }
 
 // ValidateOperationStart refuses a malformed start.
@@ -187,7 +197,7 @@ func OperationExpired(o *Operation, now time.Time) bool {
 // count of live keys: the claim, and whether the record is now
 // s's (ClaimNew) or a replay to count (ClaimReplay).
 func DecideStart(s *OperationStart, old *Operation, count int) Claim {
-	if old != nil && old.State == OperationReleased {
+	if old != nil && (old.State == OperationReleased || old.State == OperationWaiting) {
 		return ClaimNew // the key is free again; the record is overwritten
 	}
 	switch {

@@ -32,11 +32,13 @@ STATE is where the operation stands as of --now:
   (last at T)             ("replayed once (at T)" for one)
   released                it did not run (refused, or the server said it
                           never ran): the key is free again
+  waiting for approval    refused for want of an approval (see approve):
+                          the approved retry under the key runs
 
 FAMILY is block 0's id (64 hex digits, as verify --ids prints block 0);
 a TICKET (its text, - or @PATH) needs --key, the root key, to verify it
 and find that id. With --json, an array of objects with the fields key,
-tool, state (reserved, unknown, captured, released), kept, replays,
+tool, state (waiting, reserved, unknown, captured, released), kept, replays,
 started, hold_until, finished, last_replay (RFC 3339, "" when none) and
 request. Keys and results are forgotten when the family expires (block
 0's until plus 24 hours).
@@ -113,6 +115,8 @@ func opState(o *guardpkg.Operation, now time.Time) string {
 	switch {
 	case o.State == guardpkg.OperationReleased:
 		return "released"
+	case o.State == guardpkg.OperationWaiting:
+		return "waiting for approval"
 	case o.State == guardpkg.OperationRunning && !now.After(o.HoldUntil):
 		return "reserved until " + stamp(o.HoldUntil)
 	case o.State == guardpkg.OperationRunning:

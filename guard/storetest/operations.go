@@ -91,13 +91,19 @@ func testOperations(t *testing.T, f Factory) {
 	// Dropped: the key is free again.
 	d := opStart(fam, "k2", "read", now)
 	wantClaim(t, s, d, guard.ClaimNew)
-	if err := s2.DropOperation(ctx, fam, "k2", guard.NewRequestID()); err != guard.ErrNoOperation {
+	if err := s2.DropOperation(ctx, fam, "k2", guard.NewRequestID(), guard.OperationReleased); err != guard.ErrNoOperation {
 		t.Fatalf("drop by another request: %v", err)
 	}
-	if err := s2.DropOperation(ctx, fam, "k2", d.Request); err != nil {
+	if err := s2.DropOperation(ctx, fam, "k2", d.Request, guard.OperationReleased); err != nil {
 		t.Fatal(err)
 	}
 	wantClaim(t, s, opStart(fam, "k2", "read other", now), guard.ClaimNew)
+	w0 := opStart(fam, "k7", "waited", now)
+	wantClaim(t, s, w0, guard.ClaimNew)
+	if err := s.DropOperation(ctx, fam, "k7", w0.Request, guard.OperationWaiting); err != nil {
+		t.Fatal(err)
+	}
+	wantClaim(t, s2, opStart(fam, "k7", "waited", now), guard.ClaimNew)
 
 	// Never finished: in flight through its hold, then unknown.
 	u := opStart(fam, "k3", "run", now)
@@ -118,11 +124,21 @@ func testOperations(t *testing.T, f Factory) {
 	// A released operation stays listed as released.
 	rel := opStart(fam, "k5", "released", now.Add(time.Second))
 	wantClaim(t, s, rel, guard.ClaimNew)
-	if err := s.DropOperation(ctx, fam, "k5", rel.Request); err != nil {
+	if err := s.DropOperation(ctx, fam, "k5", rel.Request, guard.OperationReleased); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DropOperation(ctx, fam, "k5", rel.Request); err != guard.ErrNoOperation {
+	if err := s.DropOperation(ctx, fam, "k5", rel.Request, guard.OperationReleased); err != guard.ErrNoOperation {
 		t.Fatalf("drop twice: %v", err)
+	}
+
+	// Waiting for an approval: listed so, and free for the approved retry.
+	w := opStart(fam, "k6", "approve me", now.Add(2*time.Second))
+	wantClaim(t, s, w, guard.ClaimNew)
+	if err := s.DropOperation(ctx, fam, "k6", w.Request, guard.OperationRunning); !errors.Is(err, guard.ErrInvalid) {
+		t.Fatalf("drop as running: %v", err)
+	}
+	if err := s.DropOperation(ctx, fam, "k6", w.Request, guard.OperationWaiting); err != nil {
+		t.Fatal(err)
 	}
 
 	ops, err := s2.Operations(ctx, fam, now.Add(5*time.Minute))
@@ -136,12 +152,12 @@ func testOperations(t *testing.T, f Factory) {
 			t.Fatalf("listing holds the result of %q", o.Key)
 		}
 	}
-	if got := join(keys); got != "k1 k2 k3 k4 k5" {
-		t.Fatalf("operations %s, want k1 k2 k3 k4 k5", got)
+	if got := join(keys); got != "k1 k2 k3 k4 k7 k5 k6" {
+		t.Fatalf("operations %s, want k1 k2 k3 k4 k7 k5 k6", got)
 	}
 	if ops[0].Replays != 2 || ops[0].State != guard.OperationFinished || !ops[0].Replay.Equal(now.Add(3*time.Minute)) ||
 		ops[0].Tool != "fs.write" || ops[2].State != guard.OperationRunning || !ops[2].HoldUntil.Equal(now.Add(time.Minute)) ||
-		ops[4].State != guard.OperationReleased {
+		ops[5].State != guard.OperationReleased || ops[6].State != guard.OperationWaiting {
 		t.Fatalf("operations %+v", ops)
 	}
 }

@@ -107,8 +107,11 @@ func (s *Store) FinishOperation(ctx context.Context, family token.BlockID, key s
 }
 
 // DropOperation implements [guard.OperationStore].
-func (s *Store) DropOperation(ctx context.Context, family token.BlockID, key string, request guard.RequestID) error {
-	res, err := s.run(ctx, dropOpScript, s.keys(family).ops(), key, hex.EncodeToString(request[:]))
+func (s *Store) DropOperation(ctx context.Context, family token.BlockID, key string, request guard.RequestID, state guard.OperationState) error {
+	if err := guard.ValidateDropState(state); err != nil {
+		return err
+	}
+	res, err := s.run(ctx, dropOpScript, s.keys(family).ops(), key, hex.EncodeToString(request[:]), int(state))
 	if err != nil {
 		return guard.Failed("redisstore", "drop operation", err)
 	}

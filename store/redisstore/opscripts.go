@@ -51,7 +51,7 @@ end
 var startOpScript = redis.NewScript(opLib + `
 local key, now = ARGV[1], tonumber(ARGV[5])
 local o = live(key, now)
-if o and o.s == '3' then
+if o and (o.s == '3' or o.s == '4') then
   drop(key)
   o = nil
 end
@@ -95,13 +95,13 @@ put(key, o)
 return tonumber(o.k)
 `)
 
-// dropOpScript is DropOperation: the record's state becomes 3 (released).
-// KEYS: keys.ops. ARGV: key, request. It returns 1, or -1 when no running
-// operation of the request has the key.
+// dropOpScript is DropOperation: the record's state becomes ARGV[3] (3
+// released, 4 waiting). KEYS: keys.ops. ARGV: key, request, state. It
+// returns 1, or -1 when no running operation of the request has the key.
 var dropOpScript = redis.NewScript(opLib + `
 local o = parse(redis.call('HGET', KEYS[1], ARGV[1]))
 if not o or o.s ~= '1' or o.q ~= ARGV[2] then return -1 end
-o.s = '3'
+o.s = ARGV[3]
 put(ARGV[1], o)
 return 1
 `)

@@ -167,13 +167,16 @@ func (s *Store) runningOperation(ctx context.Context, tx *sql.Tx, family token.B
 }
 
 // DropOperation implements [guard.OperationStore].
-func (s *Store) DropOperation(ctx context.Context, family token.BlockID, key string, request guard.RequestID) error {
+func (s *Store) DropOperation(ctx context.Context, family token.BlockID, key string, request guard.RequestID, state guard.OperationState) error {
+	if err := guard.ValidateDropState(state); err != nil {
+		return err
+	}
 	return s.write(ctx, "drop operation", func(tx *sql.Tx) error {
 		if err := s.runningOperation(ctx, tx, family, key, request); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE operations SET state = ? WHERE family = ? AND key = ?`,
-			int64(guard.OperationReleased), family[:], key)
+			int64(state), family[:], key)
 		return err
 	})
 }
