@@ -93,7 +93,10 @@ func (g *Guard) concludeCall(ctx context.Context, vd verify.Decision, t *token.T
 	if o.Operation != "" && !vd.Allowed && len(verify.MissingApproval(&vd)) > 0 && len(vd.BlockIDs) > 0 {
 		g.noteWaiting(ctx, &vd, t, req, now, o.Operation)
 	}
-	if o.Operation == "" || !vd.Allowed {
+	if o.Operation != "" && !vd.Allowed {
+		return g.conclude(ctx, vd, t, req, now, joinNote(o.Note, "operation "+o.Operation))
+	}
+	if o.Operation == "" {
 		return g.conclude(ctx, vd, t, req, now, o.Note)
 	}
 	d := Decision{Decision: vd, Operation: o.Operation}

@@ -11,14 +11,15 @@ import (
 )
 
 const opsUsage = `
-usage: tickettool ops [--store LOCATION] [--key PATH] [--json] [--now TIME] TICKET|FAMILY
+usage: tickettool ops [--store LOCATION] [--key PATH] [--json] [--now TIME]
+                      [--receipts LOG --receipt-key PATH] TICKET|FAMILY
 
 Lists the operations of a ticket family the store keeps: every call made
 under an operation key (tools/call _meta io.github.tickettool/operation,
 the HTTP Idempotency-Key header, verify --operation), oldest first, one
 line each:
 
-  KEY tool TOOL STATE since TIME request ID
+  KEY tool TOOL STATE since TIME request ID [receipt SEQ]
 
 STATE is where the operation stands as of --now:
   reserved until T        running: its budgets are reserved, its outcome
@@ -35,13 +36,18 @@ STATE is where the operation stands as of --now:
   waiting for approval    refused for want of an approval (see approve):
                           the approved retry under the key runs
 
+With --receipts, the log is verified under --receipt-key and each line
+ends with the sequence number of the operation's latest receipt (allowed,
+refused, replayed, captured or released).
+
 FAMILY is block 0's id (64 hex digits, as verify --ids prints block 0);
 a TICKET (its text, - or @PATH) needs --key, the root key, to verify it
 and find that id. With --json, an array of objects with the fields key,
 tool, state (waiting, reserved, unknown, captured, released), kept, replays,
 started, hold_until, finished, last_replay (RFC 3339, "" when none) and
 request. Keys and results are forgotten when the family expires (block
-0's until plus 24 hours).
+0's until plus 24 hours). With --receipts, the field receipt (the
+sequence number, -1 when the log holds none).
 
 ` + storeUsage + `
 Example:
@@ -54,6 +60,8 @@ func runOps(e *env, args []string) error {
 	keyPath := fs.String("key", "", "`PATH` of the root key, to verify a TICKET")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	nowFlag := fs.String("now", "", "show the states at `TIME` (RFC 3339 or unix seconds)")
+	receipts := fs.String("receipts", "", "receipt `LOG` to find each operation's latest receipt in")
+	receiptKey := fs.String("receipt-key", "", "`PATH` of the key that verifies the receipt log")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -64,6 +72,9 @@ func runOps(e *env, args []string) error {
 	}
 	if e.now, err = e.nowFlag(*nowFlag); err != nil {
 		return err
+	}
+	if (*receipts == "") != (*receiptKey == "") {
+		return usageErr("--receipts and --receipt-key go together")
 	}
 	family, err := token.ParseBlockID(arg)
 	if err != nil {
@@ -92,17 +103,30 @@ func runOps(e *env, args []string) error {
 	if err != nil {
 		return storeFailed(name, err, "")
 	}
+	var seqs []int64
+	if *receipts != "" {
+		if seqs, err = opReceipts(*receipts, *receiptKey, ops); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		out := make([]opJSON, len(ops))
 		for i := range ops {
 			out[i] = newOpJSON(&ops[i], e.now)
+			if seqs != nil {
+				out[i].Receipt = &seqs[i]
+			}
 		}
 		return writeJSON(e.stdout, out)
 	}
 	for i := range ops {
 		o := &ops[i]
-		fmt.Fprintf(e.stdout, "%s tool %s %s since %s request %s\n", o.Key, oneLine(o.Tool), opState(o, e.now),
+		line := fmt.Sprintf("%s tool %s %s since %s request %s", o.Key, oneLine(o.Tool), opState(o, e.now),
 			stamp(o.Started), o.Request)
+		if seqs != nil && seqs[i] >= 0 {
+			line += fmt.Sprintf(" receipt %d", seqs[i])
+		}
+		fmt.Fprintln(e.stdout, line)
 	}
 	if len(ops) == 0 {
 		fmt.Fprintln(e.stderr, "tickettool: hint: the store keeps no operation of this family: no call carried an operation key, or the family expired")
@@ -149,6 +173,7 @@ type opJSON struct {
 	Finished   string `json:"finished"`
 	LastReplay string `json:"last_replay"`
 	Request    string `json:"request"`
+	Receipt    *int64 `json:"receipt,omitempty"`
 }
 
 func newOpJSON(o *guardpkg.Operation, now time.Time) opJSON {
