@@ -22,7 +22,7 @@ type MemoryStore struct {
 	replay   map[memReplay]time.Time
 	counters map[memCounter]*memCount
 	requests map[memRequestKey]*memRequest
-	ops      map[memOpKey]*Operation
+	ops      map[token.BlockID]map[string]*Operation // by family, then key
 }
 
 type memBlock struct{ family, block token.BlockID }
@@ -62,7 +62,7 @@ func NewMemoryStore() *MemoryStore {
 		replay:   map[memReplay]time.Time{},
 		counters: map[memCounter]*memCount{},
 		requests: map[memRequestKey]*memRequest{},
-		ops:      map[memOpKey]*Operation{},
+		ops:      map[token.BlockID]map[string]*Operation{},
 	}
 }
 

@@ -10,22 +10,20 @@ import (
 	"github.com/tickettool/tickettool/token"
 )
 
-type memOpKey struct {
-	family token.BlockID
-	key    string
-}
-
 // liveOps returns the number of the family's live keys and the bytes of
 // their kept results at now.
 func (s *MemoryStore) liveOps(family token.BlockID, now time.Time) (n, size int) {
-	for k, o := range s.ops {
-		if k.family == family && !OperationExpired(o, now) {
+	for _, o := range s.ops[family] {
+		if !OperationExpired(o, now) {
 			n++
 			size += len(o.Result)
 		}
 	}
 	return n, size
 }
+
+// op returns the family's record of key, or nil.
+func (s *MemoryStore) op(family token.BlockID, key string) *Operation { return s.ops[family][key] }
 
 // StartOperation implements [OperationStore].
 func (s *MemoryStore) StartOperation(ctx context.Context, st OperationStart) (Claim, Operation, error) {
@@ -36,10 +34,9 @@ func (s *MemoryStore) StartOperation(ctx context.Context, st OperationStart) (Cl
 		return 0, Operation{}, err
 	}
 	defer s.mu.Unlock()
-	k := memOpKey{st.Family, st.Key}
-	old := s.ops[k]
+	old := s.op(st.Family, st.Key)
 	if old != nil && OperationExpired(old, st.Now) {
-		delete(s.ops, k)
+		delete(s.ops[st.Family], st.Key)
 		old = nil
 	}
 	n, _ := s.liveOps(st.Family, st.Now)
@@ -47,7 +44,10 @@ func (s *MemoryStore) StartOperation(ctx context.Context, st OperationStart) (Cl
 	switch c {
 	case ClaimNew:
 		o := NewOperation(&st)
-		s.ops[k] = &o
+		if s.ops[st.Family] == nil {
+			s.ops[st.Family] = map[string]*Operation{}
+		}
+		s.ops[st.Family][st.Key] = &o
 		return c, o, nil
 	case ClaimReplay:
 		old.Replays++
@@ -67,7 +67,7 @@ func (s *MemoryStore) FinishOperation(ctx context.Context, family token.BlockID,
 		return false, err
 	}
 	defer s.mu.Unlock()
-	o := s.ops[memOpKey{family, key}]
+	o := s.op(family, key)
 	if o == nil || o.Request != request || o.State != OperationRunning {
 		return false, ErrNoOperation
 	}
@@ -91,8 +91,7 @@ func (s *MemoryStore) DropOperation(ctx context.Context, family token.BlockID, k
 		return err
 	}
 	defer s.mu.Unlock()
-	k := memOpKey{family, key}
-	o := s.ops[k]
+	o := s.op(family, key)
 	if o == nil || o.Request != request || o.State != OperationRunning {
 		return ErrNoOperation
 	}
@@ -107,8 +106,8 @@ func (s *MemoryStore) Operations(ctx context.Context, family token.BlockID, now 
 	}
 	defer s.mu.Unlock()
 	var out []Operation
-	for k, o := range s.ops {
-		if k.family == family && !OperationExpired(o, now) {
+	for _, o := range s.ops[family] {
+		if !OperationExpired(o, now) {
 			c := *o
 			c.Result = nil
 			out = append(out, c)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -215,4 +216,23 @@ func testOperationLimits(t *testing.T, f Factory) {
 			t.Fatalf("key %q: %v, want ErrInvalid", key, err)
 		}
 	}
+}
+
+// A family holds at most MaxFamilyOperations live keys: a new key beyond
+// them is refused (ClaimFull), an existing key still answers, and another
+// family is not concerned.
+func testOperationFull(t *testing.T, f Factory) {
+	s := opStore(t, f(t)(t))
+	fam, now := Chain("full", 1)[0], Base()
+	var first guard.OperationStart
+	for i := range guard.MaxFamilyOperations {
+		st := opStart(fam, fmt.Sprintf("k%d", i), "a", now)
+		if i == 0 {
+			first = st
+		}
+		wantClaim(t, s, st, guard.ClaimNew)
+	}
+	wantClaim(t, s, opStart(fam, "one-more", "a", now), guard.ClaimFull)
+	wantClaim(t, s, first, guard.ClaimInFlight)
+	wantClaim(t, s, opStart(Chain("full other", 1)[0], "one-more", "a", now), guard.ClaimNew)
 }

@@ -56,6 +56,7 @@ func Run(t *testing.T, f Factory) {
 		{"Discharges", testDischarges},
 		{"Operations", testOperations},
 		{"OperationLimits", testOperationLimits},
+		{"OperationFull", testOperationFull},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })

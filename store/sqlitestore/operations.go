@@ -87,6 +87,7 @@ func (s *Store) StartOperation(ctx context.Context, st guard.OperationStart) (gu
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
+		err = nil
 		var n int
 		if old == nil {
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM operations WHERE family = ? AND NOT expires BETWEEN 1 AND ? - 1`,
