@@ -35,11 +35,27 @@ func (c *client) keyed(t *testing.T, method, path, ticket, key string) (*http.Re
 // response, byte for byte, the upstream was called once and the budget
 // charged once.
 func TestProxyOperationKeyAfterKill(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testOperationKeyAfterKill(t, "") })
+	t.Run("redis", func(t *testing.T) {
+		ok, err := redisCondition()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Skip(redisAddrEnv + " is not set")
+		}
+		testOperationKeyAfterKill(t, "redis://"+os.Getenv(redisAddrEnv))
+	})
+}
+
+func testOperationKeyAfterKill(t *testing.T, store string) {
 	k := newProxyKit(t)
 	rec := &recorder{}
 	up := httptest.NewServer(rec)
 	defer up.Close()
-	store := filepath.Join(k.dir, "store.db")
+	if store == "" {
+		store = filepath.Join(k.dir, "store.db")
+	}
 	args := []string{"--upstream", up.URL, "--key", k.rootKey + ".pub", "--public-url", "https://api.example.test", "--store", store}
 	tk := k.mint(t, "tools=POST", "calls=5")
 	a := startProxy(t, args...)
