@@ -38,7 +38,15 @@ STATE is where the operation stands as of --now:
 
 With --receipts, the log is verified under --receipt-key and each line
 ends with the sequence number of the operation's latest receipt (allowed,
-refused, replayed, captured or released).
+refused, replayed, captured or released); for a TICKET it also lists,
+after them, the family's allowed calls made without a key, from the log,
+with "-" for the key:
+
+  - tool TOOL STATE since TIME request ID receipt SEQ
+
+STATE is captured, released, or "no settlement recorded" (still
+reserved, or its outcome never came: it counts as captured once its hold
+ended; the command line's verify captures at once, and records none).
 
 FAMILY is block 0's id (64 hex digits, as verify --ids prints block 0);
 a TICKET (its text, - or @PATH) needs --key, the root key, to verify it
@@ -47,7 +55,8 @@ tool, state (waiting, reserved, unknown, captured, released), kept, replays,
 started, hold_until, finished, last_replay (RFC 3339, "" when none) and
 request. Keys and results are forgotten when the family expires (block
 0's until plus 24 hours). With --receipts, the field receipt (the
-sequence number, -1 when the log holds none).
+sequence number, -1 when the log holds none); a call without a key has
+key "" and state captured, released or unsettled.
 
 ` + storeUsage + `
 Example:
@@ -76,6 +85,7 @@ func runOps(e *env, args []string) error {
 	if (*receipts == "") != (*receiptKey == "") {
 		return usageErr("--receipts and --receipt-key go together")
 	}
+	var family16 []byte // the receipts' family id, known from a ticket
 	family, err := token.ParseBlockID(arg)
 	if err != nil {
 		if *keyPath == "" {
@@ -86,7 +96,7 @@ func runOps(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		family = d.BlockIDs[0]
+		family, family16 = d.BlockIDs[0], d.FamilyID
 	}
 	ctx, cancel := storeContext()
 	defer cancel()
@@ -104,18 +114,26 @@ func runOps(e *env, args []string) error {
 		return storeFailed(name, err, "")
 	}
 	var seqs []int64
+	var plain []plainCall
 	if *receipts != "" {
-		if seqs, err = opReceipts(*receipts, *receiptKey, ops); err != nil {
+		if seqs, plain, err = opReceipts(*receipts, *receiptKey, ops, family16); err != nil {
 			return err
 		}
 	}
 	if *asJSON {
-		out := make([]opJSON, len(ops))
+		out := make([]opJSON, 0, len(ops)+len(plain))
 		for i := range ops {
-			out[i] = newOpJSON(&ops[i], e.now)
+			out = append(out, newOpJSON(&ops[i], e.now))
 			if seqs != nil {
 				out[i].Receipt = &seqs[i]
 			}
+		}
+		for _, c := range plain {
+			state := c.state
+			if state == "" {
+				state = "unsettled"
+			}
+			out = append(out, opJSON{Tool: c.tool, State: state, Started: stamp(c.at), Request: c.request, Receipt: &c.seq})
 		}
 		return writeJSON(e.stdout, out)
 	}
@@ -128,7 +146,14 @@ func runOps(e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, line)
 	}
-	if len(ops) == 0 {
+	for _, c := range plain {
+		state := c.state
+		if state == "" {
+			state = "no settlement recorded"
+		}
+		fmt.Fprintf(e.stdout, "- tool %s %s since %s request %s receipt %d\n", oneLine(c.tool), state, stamp(c.at), c.request, c.seq)
+	}
+	if len(ops) == 0 && len(plain) == 0 {
 		fmt.Fprintln(e.stderr, "tickettool: hint: the store keeps no operation of this family: no call carried an operation key, or the family expired")
 	}
 	return nil
