@@ -19,7 +19,10 @@ const operationsSQL = `CREATE TABLE IF NOT EXISTS operations (family BLOB NOT NU
 	started INTEGER NOT NULL, hold INTEGER NOT NULL, finished INTEGER NOT NULL, kept INTEGER NOT NULL,
 	result BLOB, replays INTEGER NOT NULL, replay INTEGER NOT NULL, expires INTEGER NOT NULL,
 	PRIMARY KEY (family, key)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS operations_expires ON operations (expires);`
+CREATE INDEX IF NOT EXISTS operations_expires ON operations (expires);
+CREATE INDEX IF NOT EXISTS operations_family_expires ON operations (family, expires);
+CREATE TABLE IF NOT EXISTS operation_counts (family BLOB NOT NULL PRIMARY KEY, n INTEGER NOT NULL,
+	bytes INTEGER NOT NULL) WITHOUT ROWID;`
 
 const opColumns = `key, binding, request, tool, state, started, hold, finished, kept, replays, replay, expires`
 
@@ -70,12 +73,14 @@ func (s *Store) StartOperation(ctx context.Context, st guard.OperationStart) (gu
 			return err
 		}
 		now := nanos(st.Now)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM operations WHERE family = ? AND key = ? AND expires BETWEEN 1 AND ? - 1`,
-			st.Family[:], st.Key, now); err != nil {
+		// The family's expired keys (in practice all of them, or none:
+		// they share the family's expiry), then a batch of others'.
+		if err := deleteOperations(ctx, tx, `DELETE FROM operations WHERE family = ? AND expires BETWEEN 1 AND ? - 1 RETURNING family, length(result)`,
+			st.Family[:], now); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM operations WHERE (family, key) IN
-			(SELECT family, key FROM operations WHERE expires BETWEEN 1 AND ? - 1 LIMIT ?)`, now, guard.CleanBatch); err != nil {
+		if err := deleteOperations(ctx, tx, `DELETE FROM operations WHERE (family, key) IN
+			(SELECT family, key FROM operations WHERE expires BETWEEN 1 AND ? - 1 LIMIT ?) RETURNING family, length(result)`, now, guard.CleanBatch); err != nil {
 			return err
 		}
 		var old *guard.Operation
@@ -90,8 +95,8 @@ func (s *Store) StartOperation(ctx context.Context, st guard.OperationStart) (gu
 		err = nil
 		var n int
 		if old == nil {
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM operations WHERE family = ? AND NOT expires BETWEEN 1 AND ? - 1`,
-				st.Family[:], now).Scan(&n); err != nil {
+			err := tx.QueryRowContext(ctx, `SELECT n FROM operation_counts WHERE family = ?`, st.Family[:]).Scan(&n)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 		}
@@ -101,6 +106,10 @@ func (s *Store) StartOperation(ctx context.Context, st guard.OperationStart) (gu
 			_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO operations VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, NULL, 0, 0, ?)`,
 				st.Family[:], st.Key, out.Binding[:], out.Request[:], out.Tool, int64(out.State),
 				nanos(out.Started), nanos(out.HoldUntil), nanosOrZero(out.Expires))
+			if err == nil && old == nil {
+				_, err = tx.ExecContext(ctx, `INSERT INTO operation_counts VALUES (?, 1, 0) ON CONFLICT (family) DO UPDATE SET n = n + 1`,
+					st.Family[:])
+			}
 			return err
 		case guard.ClaimReplay:
 			o.Replays++
@@ -119,6 +128,44 @@ func (s *Store) StartOperation(ctx context.Context, st guard.OperationStart) (gu
 	return claim, out, nil
 }
 
+// deleteOperations runs a DELETE … RETURNING family, length(result) of
+// operation keys and takes each deleted key, and its kept bytes, off its
+// family's count (operation_counts, which spares StartOperation and
+// FinishOperation going through a family's keys one by one).
+func deleteOperations(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	type gone struct{ n, bytes int64 }
+	byFamily := map[string]gone{}
+	for rows.Next() {
+		var family []byte
+		var size sql.NullInt64
+		if err := rows.Scan(&family, &size); err != nil {
+			rows.Close()
+			return err
+		}
+		g := byFamily[string(family)]
+		g.n++
+		g.bytes += size.Int64
+		byFamily[string(family)] = g
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for family, g := range byFamily {
+		if _, err := tx.ExecContext(ctx, `UPDATE operation_counts SET n = n - ?, bytes = max(bytes - ?, 0) WHERE family = ?`,
+			g.n, g.bytes, []byte(family)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM operation_counts WHERE family = ? AND n <= 0`, []byte(family)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func nanosOrZero(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -134,8 +181,8 @@ func (s *Store) FinishOperation(ctx context.Context, family token.BlockID, key s
 			return err
 		}
 		var size int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(length(result)), 0) FROM operations WHERE family = ? AND kept = 1
-			AND NOT expires BETWEEN 1 AND ? - 1`, family[:], nanos(now)).Scan(&size); err != nil {
+		err := tx.QueryRowContext(ctx, `SELECT bytes FROM operation_counts WHERE family = ?`, family[:]).Scan(&size)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		kept = len(result) <= guard.MaxOperationResult && size+int64(len(result)) <= guard.MaxFamilyResults
@@ -143,8 +190,11 @@ func (s *Store) FinishOperation(ctx context.Context, family token.BlockID, key s
 		if kept {
 			keep = append([]byte{}, result...)
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE operations SET state = ?, finished = ?, kept = ?, result = ? WHERE family = ? AND key = ?`,
+		_, err = tx.ExecContext(ctx, `UPDATE operations SET state = ?, finished = ?, kept = ?, result = ? WHERE family = ? AND key = ?`,
 			int64(guard.OperationFinished), nanos(now), kept, keep, family[:], key)
+		if err == nil && kept {
+			_, err = tx.ExecContext(ctx, `UPDATE operation_counts SET bytes = bytes + ? WHERE family = ?`, len(keep), family[:])
+		}
 		return err
 	})
 	return kept, err
