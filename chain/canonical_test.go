@@ -77,7 +77,7 @@ func TestNonCanonicalRefused(t *testing.T) {
 		"negative time":         with(2, int64(-1)),
 		"time after 9999":       with(2, uint64(MaxTimeMillis+1)),
 		"kind 0":                with(3, uint64(0)),
-		"kind 9":                with(3, uint64(9)),
+		"kind 10":               with(3, uint64(10)),
 		"kind as text":          with(3, "intent"),
 		"alg 3":                 with(15, uint64(3)),
 		"short prev":            with(14, prev[:31]),

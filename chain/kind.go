@@ -8,7 +8,7 @@ import (
 )
 
 // Kind says what a record records. It is field 3 of a record; values
-// outside KindIntent..KindReleased are refused on encode and decode.
+// outside KindIntent..KindReplayed are refused on encode and decode.
 type Kind uint8
 
 // The kinds of record. KindOther is for anything else a caller records,
@@ -22,6 +22,7 @@ const (
 	KindOther     Kind = 6 // anything else
 	KindCaptured  Kind = 7 // an allowed call ran: its reservation is charged for good
 	KindReleased  Kind = 8 // an allowed call did not run: its reservation was given back
+	KindReplayed  Kind = 9 // a repeat under an operation key got the first result back: nothing ran, nothing was charged
 )
 
 var kindNames = [...]string{
@@ -33,12 +34,14 @@ var kindNames = [...]string{
 	KindOther:     "other",
 	KindCaptured:  "captured",
 	KindReleased:  "released",
+	KindReplayed:  "replayed",
 }
 
-func (k Kind) valid() bool { return k >= KindIntent && k <= KindReleased }
+func (k Kind) valid() bool { return k >= KindIntent && k <= KindReplayed }
 
 // String returns the kind's name ("intent", "minted", "delegated",
-// "allowed", "refused", "other", "captured", "released"), or "kind(N)" for
+// "allowed", "refused", "other", "captured", "released",
+// "replayed"), or "kind(N)" for
 // an invalid kind.
 func (k Kind) String() string {
 	if k.valid() {
@@ -49,7 +52,7 @@ func (k Kind) String() string {
 
 // ParseKind returns the kind named s, as String spells it.
 func ParseKind(s string) (Kind, error) {
-	for k := KindIntent; k <= KindReleased; k++ {
+	for k := KindIntent; k <= KindReplayed; k++ {
 		if kindNames[k] == s {
 			return k, nil
 		}

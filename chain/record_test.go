@@ -73,7 +73,7 @@ func TestMarshalRefuses(t *testing.T) {
 	base.Time, base.Alg, base.Sig = t0, key.Ed25519, make([]byte, 64)
 	cases := map[string]func(*Record){
 		"kind 0":            func(r *Record) { r.Kind = 0 },
-		"kind 9":            func(r *Record) { r.Kind = 9 },
+		"kind 10":           func(r *Record) { r.Kind = 10 },
 		"alg 0":             func(r *Record) { r.Alg = 0 },
 		"sig size":          func(r *Record) { r.Sig = make([]byte, 32) },
 		"negative block":    func(r *Record) { r.Block = -1 },
@@ -119,7 +119,7 @@ func TestKindAndAlgNames(t *testing.T) {
 			t.Fatalf("kind %d: %v", k, err)
 		}
 	}
-	if _, err := ParseKind("bogus"); err == nil || Kind(9).String() != "kind(9)" {
+	if _, err := ParseKind("bogus"); err == nil || Kind(10).String() != "kind(10)" {
 		t.Fatal("bogus kind accepted")
 	}
 }

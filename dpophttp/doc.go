@@ -54,6 +54,11 @@
 // fails; and a JSON body
 // with error, error_description and the verifier's refusals.
 //
+// A request with an Idempotency-Key header ([IdempotencyKeyHeader]) is an
+// operation: a repeat gets the first response back without the handler
+// running or any charge; the key with another request is 422, during the
+// first request 409 (spec/HTTP.md §7.1).
+//
 // Receipts: one per decision and per settlement (the guard's), and one
 // per refusal the middleware makes before the guard. A request without
 // any credentials, and a nonce challenge, are answered without a

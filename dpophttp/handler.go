@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
+	"github.com/tickettool/tickettool/guard"
 	"github.com/tickettool/tickettool/token"
 	"github.com/tickettool/tickettool/verify"
 )
@@ -19,11 +20,14 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := m.opt.Now()
 		st, e := m.decide(w, r, now)
-		if e != nil {
+		switch {
+		case e != nil:
 			m.refuse(w, r, e)
-			return
+		case st.d.Replayed:
+			writeReplay(w, st.d.Result)
+		default:
+			m.serve(next, w, r, st)
 		}
-		m.serve(next, w, r, st)
 	})
 }
 
@@ -69,13 +73,17 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 		}
 		return nil, m.early(r, t, malformed(why), now)
 	}
+	key, e := idempotencyKey(r)
+	if e != nil {
+		return nil, m.early(r, t, e, now)
+	}
 	req.Discharges = c.discharges
 	if c.scheme == SchemeDPoP {
 		req.Holder = &caveat.HolderProof{Proof: c.proof, Method: r.Method, URI: htu, Nonce: nonce}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), m.opt.StoreTimeout)
 	defer cancel()
-	d, err := m.guard.VerifyPrepared(ctx, p.pt, req, now)
+	d, err := m.guard.VerifyPreparedCall(ctx, p.pt, req, now, guard.CallOptions{Operation: key})
 	if err != nil {
 		var de *verify.DischargeError
 		if errors.As(err, &de) || errors.Is(err, token.ErrMalformed) {
@@ -84,6 +92,15 @@ func (m *Middleware) decide(w http.ResponseWriter, r *http.Request, now time.Tim
 		m.logf(r, "error", "the decision could not be recorded")
 		return nil, &Error{Status: http.StatusInternalServerError, Code: CodeServerError,
 			Description: "the decision could not be recorded, so the request is refused"}
+	}
+	if d.Replayed {
+		m.logDecision(r, req, "replayed", "operation "+key+" replays request "+d.Request.String())
+		return &state{m: m, d: d, req: req}, nil
+	}
+	if !d.Allowed && len(d.Refusals) == 1 && d.Refusals[0].Check == guard.CheckOperation {
+		e := operationError(&d)
+		m.logDecision(r, req, "refused", e.Description)
+		return nil, e
 	}
 	if !d.Allowed {
 		e := refusalError(&d)

@@ -79,7 +79,23 @@ func (m *Middleware) settle(st *state, panicked bool) {
 // serve runs next for an allowed request and settles it, a panic too.
 func (m *Middleware) serve(next http.Handler, w http.ResponseWriter, r *http.Request, st *state) {
 	panicked := true
-	defer func() { m.settle(st, panicked) }()
+	var rec *recorder
+	if st.d.Operation != "" {
+		rec = &recorder{ResponseWriter: w}
+		w = rec
+	}
+	defer func() {
+		// A keyed request's response is kept before the client gets it
+		// and before the settlement; one whose handler panicked keeps
+		// none: its outcome is unknown.
+		if rec != nil && !panicked {
+			if !st.released.Load() {
+				m.finishOperation(st, rec)
+			}
+			rec.send()
+		}
+		m.settle(st, panicked)
+	}()
 	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
 	panicked = false
 }

@@ -782,7 +782,7 @@ func recordSeeds() []variant {
 	add("limit-ok-time-max", rec(func(r *chain.Record) { r.Time = time.UnixMilli(chain.MaxTimeMillis).UTC() }))
 	add("limit-over-time-max-plus-one", setField(2, cUint(chain.MaxTimeMillis+1)))
 	add("kind-0", setField(3, cUint(0)))
-	add("kind-9", setField(3, cUint(9)))
+	add("kind-10", setField(3, cUint(10)))
 	add("alg-0", setField(15, cUint(0)))
 	add("alg-3", setField(15, cUint(3)))
 	add("alg-hmac-with-ed25519-sig", setField(15, cUint(2)))

@@ -43,6 +43,20 @@
 // caller must treat any error, and any verdict it did not receive, as a
 // refusal. A store never admits on a failure.
 //
+// # Operation keys
+//
+// A request id names one admission; an operation key, chosen by the
+// caller, names one operation across attempts (an agent's retry is a new
+// request). [Guard.VerifyPreparedCall] with CallOptions.Operation claims
+// the key in the store ([OperationStore], which every store of this module
+// implements), bound to the request ([OperationBinding]): the first call
+// runs, and its caller keeps the result ([Guard.FinishOperation]); a
+// repeat of the same request gets that result back (Decision.Replayed),
+// admits and charges nothing but the DPoP proof, and leaves a replayed
+// receipt; the key with another request, or while the first runs, is
+// refused with [CheckOperation]. Keys and results are bounded per result
+// and per family (see limits.go) and expire with the family.
+//
 // # Numbers
 //
 // Every store refuses (ErrInvalid) limits and costs above [MaxCount], 2^53,

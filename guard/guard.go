@@ -73,8 +73,20 @@ func New(cfg Config) (*Guard, error) {
 type Decision struct {
 	verify.Decision
 	// Request names the admission of an allowed call (zero otherwise):
-	// pass the Decision to Settle.
+	// pass the Decision to Settle. For a Replayed decision it is the
+	// first admission's, whose result was replayed.
 	Request RequestID
+	// Operation is the call's operation key when the call runs under it
+	// (VerifyPreparedCall): record its result with FinishOperation.
+	Operation string
+	// Replayed reports a repeat of an operation that finished: the
+	// call must not run; Result is the first result to answer with.
+	// Nothing was admitted or charged, and there is nothing to settle.
+	Replayed bool
+	Result   []byte
+	// Claim is the store's claim of the operation key, when the call
+	// had one and the ticket allowed it (see [Claim]).
+	Claim Claim
 }
 
 // family returns the id of block 0, or the zero id when the chain did not
@@ -132,14 +144,23 @@ func (g *Guard) conclude(ctx context.Context, vd verify.Decision, t *token.Ticke
 // refusal. An Admit that fails is tried once more with the same request
 // id, so a lost reply charges once.
 func (g *Guard) admit(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time) {
+	g.admitAs(ctx, d, t, req, now, NewRequestID(), true)
+}
+
+// admitAs is admit under the request id id; without charge, it checks
+// and records only the revocations and the proof, charging no budget
+// (a replayed operation's admission).
+func (g *Guard) admitAs(ctx context.Context, d *Decision, t *token.Ticket, req *caveat.Request, now time.Time, id RequestID, charge bool) {
 	a := Admission{
-		Request: NewRequestID(), Blocks: d.BlockIDs, Budgets: d.Budgets, Cost: req.Cost,
-		Now: now, Expires: familyExpires(t),
+		Request: id, Blocks: d.BlockIDs, Now: now, Expires: familyExpires(t),
+	}
+	if charge {
+		a.Budgets, a.Cost = d.Budgets, req.Cost
 	}
 	for _, u := range d.Discharges {
 		a.Discharges = append(a.Discharges, u.ID)
 	}
-	if g.cfg.Hold > 0 {
+	if g.cfg.Hold > 0 && charge {
 		a.HoldUntil = now.Add(g.cfg.Hold)
 	}
 	if d.Proof != nil {
@@ -208,14 +229,20 @@ func familyExpires(t *token.Ticket) time.Time {
 // receipts configured it writes one record of the settlement. An error of
 // the store leaves the reservation to end with its hold, captured.
 func (g *Guard) Settle(ctx context.Context, d *Decision, o Outcome, now time.Time) error {
-	if d == nil || d.Request == (RequestID{}) {
-		return errors.New("guard: settle needs an allowed decision")
+	if d == nil || d.Request == (RequestID{}) || d.Replayed {
+		return errors.New("guard: settle needs an allowed decision that ran (a replayed one holds nothing)")
 	}
 	// A capture of a captured reservation (its hold ended) does nothing; a
 	// capture of a released one fails with ErrSettled and writes no
 	// receipt, which would claim the call was charged.
 	if err := g.cfg.Store.Settle(ctx, d.family(), d.Request, o, now); err != nil {
 		return fmt.Errorf("%w (settling the call)", err) // stores prefix their errors
+	}
+	if o == Release && d.Operation != "" {
+		// The call did not run: its key is free again, so a retry runs.
+		if ops, ok := g.cfg.Store.(OperationStore); ok {
+			ops.DropOperation(ctx, d.family(), d.Operation, d.Request, OperationReleased)
+		}
 	}
 	kind := chain.KindCaptured
 	if o == Release {

@@ -50,3 +50,27 @@ const (
 // MaxSkew, so that no guard on the store admits a ticket after its state
 // was forgotten. It matches the CLI's revocation margin.
 const MaxSkew = 24 * time.Hour
+
+// Operation key limits (see [OperationStore]): what a store keeps per
+// family is bounded, so a caller cannot fill it through keys or results.
+const (
+	// MaxOperationKey bounds an operation key, in bytes (an
+	// Idempotency-Key of a UUID is 36).
+	MaxOperationKey = 255
+
+	// MaxOperationTool bounds the tool name kept for listings.
+	MaxOperationTool = 256
+
+	// MaxOperationResult bounds one kept result, in bytes: a larger one
+	// is not kept, and a repeat of its key is refused saying so.
+	MaxOperationResult = 256 << 10
+
+	// MaxFamilyResults bounds the bytes of all results kept in one
+	// family: a result that would exceed it is not kept.
+	MaxFamilyResults = 4 << 20
+
+	// MaxFamilyOperations bounds the live operation keys of one family:
+	// a new key beyond it is refused (ClaimFull) until keys expire with
+	// the family.
+	MaxFamilyOperations = 4096
+)

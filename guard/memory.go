@@ -22,6 +22,7 @@ type MemoryStore struct {
 	replay   map[memReplay]time.Time
 	counters map[memCounter]*memCount
 	requests map[memRequestKey]*memRequest
+	ops      map[token.BlockID]map[string]*Operation // by family, then key
 }
 
 type memBlock struct{ family, block token.BlockID }
@@ -61,6 +62,7 @@ func NewMemoryStore() *MemoryStore {
 		replay:   map[memReplay]time.Time{},
 		counters: map[memCounter]*memCount{},
 		requests: map[memRequestKey]*memRequest{},
+		ops:      map[token.BlockID]map[string]*Operation{},
 	}
 }
 

@@ -46,6 +46,7 @@ type Call struct {
 	// (a proxy enforcing a client's ticket); nil otherwise.
 	holder     *caveat.HolderProof
 	modernForm bool
+	operation  string // the agent's operation key (OperationMeta), or ""
 }
 
 // readOnly reports whether the call cannot change the filesystem.
@@ -107,11 +108,15 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 			return nil, p.malformed(m, errArgsNames)
 		}
 	}
+	var err0 error
 	c.args, c.digest = callArgs(params)
 	if c.digest == nil && foldCollision(c.args) {
 		return nil, p.malformed(m, errArgsNames)
 	}
 	json.Unmarshal(params["requestState"], &c.requestState)
+	if c.operation, err0 = operationKey(params); err0 != nil {
+		return nil, p.malformed(m, err0.Error())
+	}
 	c.spec, c.known = p.cfg.Profile.Tools[c.name]
 	var err error
 	c.paths, c.urls, err = p.cfg.Profile.subjects(c.name, args)
@@ -185,9 +190,13 @@ func (p *Proxy) decide(st *ticketState, c *Call) verdict {
 	if len(st.approvals) > 0 && p.cfg.DischargeDir != "" {
 		req.Discharges, skipped = p.poolDischarges(st, req, now)
 	}
-	d, err := p.guard.VerifyPrepared(ctx, st.prepared, req, now)
+	d, err := p.guard.VerifyPreparedCall(ctx, st.prepared, req, now, guard.CallOptions{Operation: c.operation})
 	if err != nil {
 		return p.unrecorded(c, err)
+	}
+	if d.Replayed {
+		p.log.Printf("tools/call %q: operation %q replays request %s: the server is not called, nothing is charged", c.name, c.operation, d.Request)
+		return verdict{answer: replayResponse(c.m.id, d.Result)}
 	}
 	if d.Allowed {
 		return verdict{forward: true, decision: &d}

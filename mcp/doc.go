@@ -63,6 +63,12 @@
 //     refusals, who must approve (key id, location, code) and the exact
 //     'tickettool approve' command; with a discharge directory its
 //     arguments are first written there (see Config.DischargeDir).
+//   - Retries: a tools/call whose params._meta holds OperationMeta (the
+//     agent's operation key) is an operation of the ticket's family
+//     (guard.OperationStore): its answer is kept in the store before the
+//     agent gets it, and a repeat of the same call under the key gets it
+//     back without reaching the server or being charged; the key with
+//     another call, or while the first runs, gets an isError result.
 //   - tools/call requests are checked in the order they came, against what
 //     the server has done: a call to a tool the profile does not mark
 //     ReadOnly is forwarded only when no call is in flight, and while it is

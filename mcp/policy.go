@@ -222,9 +222,6 @@ func (s *Session) FromServer(msg []byte) Step {
 		}
 	case !m.hasMethod:
 		r, _ := s.answered(m.key)
-		if r.decision != nil && !s.remember(inputRequired(m.fields), r) {
-			s.p.settle(r.decision, outcomeOf(m.fields))
-		}
 		res, isResult := m.fields["result"]
 		var nr json.RawMessage
 		switch {
@@ -237,6 +234,16 @@ func (s *Session) FromServer(msg []byte) Step {
 		if nr != nil {
 			m.fields["result"] = nr
 			msg = marshal(m.fields)
+			res = nr
+		}
+		if r.decision != nil && !s.remember(inputRequired(m.fields), r) {
+			o := outcomeOf(m.fields)
+			if o == guard.Capture {
+				// Kept before the agent gets the answer: a guard killed
+				// after this still replays it.
+				s.p.finishOperation(r.decision, kept(m.fields, res))
+			}
+			s.p.settle(r.decision, o)
 		}
 	}
 	return toAgent(msg)

@@ -104,6 +104,7 @@ func commands() []command {
 		{"hook", "decide a coding agent's tool call from its pre-tool hook (hook config, hook delegate)", runHook, []string{"config", "delegate"}},
 		{"revoke", "revoke a ticket, and every ticket made from it, in a store", runRevoke, nil},
 		{"spent", "show what each budget of a ticket has spent in a store", runSpent, nil},
+		{"ops", "list a ticket family's operations (calls under an operation key) and where each stands", runOps, nil},
 		{"receipt", "show, verify, checkpoint, repair or report on a receipt log (receipt show|verify|checkpoint|repair|report)", runReceipt,
 			[]string{"show", "verify", "checkpoint", "repair", "report"}},
 		{"demo", "run the whole story in a temporary directory and narrate it", runDemo, nil},

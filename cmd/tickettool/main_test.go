@@ -32,7 +32,9 @@ func TestMain(m *testing.M) {
 
 // fakeMCP is the smallest MCP server the mcp tests need, on stdio: it
 // answers tools/call NAME with one text block "ran NAME" (for NAME env:
-// "TICKETTOOL_TICKET=" and the value it inherited), and every other
+// "TICKETTOOL_TICKET=" and the value it inherited; for NAME count: "ran
+// count N", N the calls of count so far, counted in fakemcp.calls in its
+// working directory across restarts), and every other
 // request with an empty result. It creates fakemcp.started in its working
 // directory when it starts, holding its process id, so a test can tell
 // that it never did (or whether it still runs).
@@ -53,8 +55,15 @@ func fakeMCP() {
 		result := map[string]any{}
 		if m.Method == "tools/call" {
 			text := "ran " + m.Params.Name
-			if m.Params.Name == "env" {
+			switch m.Params.Name {
+			case "env":
 				text = ticketEnv + "=" + os.Getenv(ticketEnv)
+			case "count":
+				f, _ := os.OpenFile("fakemcp.calls", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+				f.Write([]byte("count\n"))
+				f.Close()
+				b, _ := os.ReadFile("fakemcp.calls")
+				text = "ran count " + strconv.Itoa(bytes.Count(b, []byte("\n")))
 			}
 			result["content"] = []any{map[string]string{"type": "text", "text": text}}
 		}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -45,6 +47,13 @@ is admitted in the store in one step: no block revoked there, the DPoP
 proof never used, room in every budget (calls, total), which it then
 charges; so a calls=1 ticket is allowed once, however many processes
 verify it. Revocations in the store make "valid" "invalid" too.
+--operation KEY names the call for retries: the key (1 to 255 printable
+ASCII characters, no spaces) belongs to the ticket's family and is bound
+to the call (tool, op, paths, URLs, audience, args digest). A repeat of an
+allowed call under the same key gets the first outcome, "allowed", and
+charges nothing (a hint says so; its receipt is a replayed record); the
+key with another call is refused (check operation). It needs a store
+(--store), where keys are kept until the family expires.
 --ids prints the id of every block after the verdict, "block N ID": a
 revocation names them ('tickettool revoke BLOCK0:BLOCK').
 TIME is RFC 3339 or unix seconds. Exit status 1 means refused or invalid.
@@ -168,9 +177,21 @@ func decideCall(ctx context.Context, e *env, a *verifyArgs, t *token.Ticket, vk 
 	if err != nil {
 		return err
 	}
-	d, err := g.Verify(ctx, t, req, now)
+	d, err := g.VerifyCall(ctx, t, req, now, guard.CallOptions{Operation: *a.operation})
+	if errors.Is(err, guard.ErrInvalid) {
+		return usageErr("--operation: %s", strings.TrimPrefix(err.Error(), "guard: invalid: "))
+	}
 	if err != nil {
 		return fail(exitRefused, err, "the decision could not be recorded durably, so the call must not run")
+	}
+	if d.Operation != "" {
+		// Captured at once: the outcome is all there is to keep.
+		if _, err := g.FinishOperation(ctx, &d, nil, now); err != nil {
+			return fail(exitRefused, err, "the operation's outcome could not be recorded, so the call must not run")
+		}
+	}
+	if d.Replayed {
+		fmt.Fprintf(e.stderr, "tickettool: hint: operation %s was allowed before (request %s): the first outcome, nothing charged again\n", *a.operation, d.Request)
 	}
 	return printDecision(e, t, vk, &d.Decision, verdict{"allowed", "refused", *a.ids, *a.proof == "", *a.asJSON, a.approveCmd(), store})
 }

@@ -8,11 +8,11 @@ import (
 
 // verifyArgs are verify's flags.
 type verifyArgs struct {
-	keyPath, now, tool, op, cost, proof, htm, htu, receipts, receiptKey, location, args *string
-	paths, urls, discharges                                                             stringList
-	ticket                                                                              string // the TICKET argument, as given
-	ids, asJSON                                                                         *bool
-	pol                                                                                 *policy
+	keyPath, now, tool, op, cost, proof, htm, htu, receipts, receiptKey, location, args, operation *string
+	paths, urls, discharges                                                                        stringList
+	ticket                                                                                         string // the TICKET argument, as given
+	ids, asJSON                                                                                    *bool
+	pol                                                                                            *policy
 }
 
 func verifyFlags(fs *cmdFlags) *verifyArgs {
@@ -29,6 +29,7 @@ func verifyFlags(fs *cmdFlags) *verifyArgs {
 	a.htu = fs.String("htu", "", "`URI` the DPoP proof must name")
 	fs.Var(&a.discharges, "discharge", "a discharge `D` for an approval caveat (text, - or @PATH; repeatable)")
 	a.args = fs.String("args", "", "the call's arguments, `JSON` or @FILE or -: their digest is checked against args caveats")
+	a.operation = fs.String("operation", "", "the call's operation `KEY`: a repeat of an allowed call under it gets the first outcome, charging nothing")
 	a.receipts = fs.String("receipts", "", "append a receipt of the decision to `LOG`")
 	a.receiptKey = fs.String("receipt-key", "", "`PATH` of the key that signs receipts")
 	a.ids = fs.Bool("ids", false, "print every block id after the verdict")
@@ -42,7 +43,7 @@ func verifyFlags(fs *cmdFlags) *verifyArgs {
 // checks the ticket).
 func (a *verifyArgs) isRequest() bool {
 	return *a.tool != "" || *a.op != "" || len(a.paths) > 0 || len(a.urls) > 0 || *a.cost != "" || a.pol.aud != "" || *a.proof != "" ||
-		len(a.discharges) > 0 || *a.args != ""
+		len(a.discharges) > 0 || *a.args != "" || *a.operation != ""
 }
 
 // check refuses flags that do not go together; arg is the TICKET argument.

@@ -54,6 +54,9 @@ func Run(t *testing.T, f Factory) {
 		{"ReplayAcrossWindows", testReplayAcrossWindows},
 		{"RevokeAcrossHandles", testRevokeAcrossHandles},
 		{"Discharges", testDischarges},
+		{"Operations", testOperations},
+		{"OperationLimits", testOperationLimits},
+		{"OperationFull", testOperationFull},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })

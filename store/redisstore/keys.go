@@ -33,3 +33,13 @@ func (k keys) revoked(block token.BlockID) string { return k.base + "rev:" + blo
 func (k keys) replay(digest [32]byte) string { return k.base + "jti:" + hex.EncodeToString(digest[:]) }
 
 func (k keys) counter(c guard.Counter) string { return k.base + "b:" + c.String() }
+
+// Operation keys of a family live in three keys sharing the family's
+// expiry (block 0's until, the same for every key of the family):
+//
+//	PREFIX{FAMILY}:ops      hash: operation key → "BINDING|REQUEST|STATE|STARTED|HOLD|FINISHED|KEPT|REPLAYS|REPLAY|EXPIRES|TOOL"
+//	PREFIX{FAMILY}:opr      hash: operation key → its kept result
+//	PREFIX{FAMILY}:opbytes  the bytes of the family's kept results
+func (k keys) ops() []string {
+	return []string{k.base + "ops", k.base + "opr", k.base + "opbytes"}
+}

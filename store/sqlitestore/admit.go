@@ -58,7 +58,8 @@ func (s *Store) write(ctx context.Context, op string, fn func(*sql.Tx) error) er
 }
 
 func outcome(err error) bool {
-	return errors.Is(err, guard.ErrConflict) || errors.Is(err, guard.ErrSettled) || errors.Is(err, guard.ErrNoReservation)
+	return errors.Is(err, guard.ErrConflict) || errors.Is(err, guard.ErrSettled) || errors.Is(err, guard.ErrNoReservation) ||
+		errors.Is(err, guard.ErrNoOperation)
 }
 
 func (s *Store) admit(t txn, a *guard.Admission, p *guard.Plan) (guard.Verdict, error) {

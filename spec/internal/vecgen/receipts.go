@@ -206,6 +206,8 @@ func receiptRecords() []chain.Record {
 			Approvals: []chain.Approval{{KeyID: "pricing-lead", ID: did1}}},
 		{Time: at(5000), Kind: chain.KindAllowed, TicketID: cid, FamilyID: fam, Block: 1, Tool: "read_file", Op: "invoke", Subjects: rules},
 		{Time: at(5999), Kind: chain.KindReleased, TicketID: cid, FamilyID: fam, Block: 1, Note: "request 2"},
+		{Time: at(6500), Kind: chain.KindReplayed, TicketID: cid, FamilyID: fam, Block: 1, Tool: "read_file", Op: "invoke", Subjects: rules,
+			Note: "operation 8e2f0c1a-retry replays request 2"},
 		{Time: at(7000), Kind: chain.KindOther, Note: "session closed"},
 	}
 }

@@ -50,7 +50,7 @@ type ReceiptRecord struct {
 type RecordFields struct {
 	Seq      uint64   `json:"seq"`
 	TimeMS   int64    `json:"time_ms"`
-	Kind     string   `json:"kind"`             // "intent" .. "released"
+	Kind     string   `json:"kind"`             // "intent" .. "replayed"
 	Ticket   string   `json:"ticket,omitempty"` // hex
 	Family   string   `json:"family,omitempty"` // hex
 	Block    int      `json:"block,omitempty"`
