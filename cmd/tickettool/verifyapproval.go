@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -24,7 +25,7 @@ type approveCmd struct {
 // call's content, not its tool, so without tools= the discharge would
 // allow any tool of the ticket called with the same arguments
 // (spec/CAVEATS.md, "In a discharge").
-func (c approveCmd) line(a caveat.Approver, out string) string {
+func (c approveCmd) line(a caveat.Member, out string) string {
 	parts := []string{"tickettool approve --key", shell.Quote(a.KeyID + ".key")}
 	if c.args != "" {
 		parts = append(parts, "--once --args", shell.Quote(c.args))
@@ -69,9 +70,20 @@ func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
 func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []string {
 	var hints []string
 	for _, n := range approvalsNeeded(t, rs) {
-		out := n.code + ".dis"
-		hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass --discharge @%s",
-			n.block, approvalWho(n.approver), n.code, cmd.line(n.approver, out), out))
+		if n.approver.Members == nil {
+			out := n.code + ".dis"
+			m := caveat.Member{KeyID: n.approver.KeyID, Key: n.approver.Key}
+			hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass --discharge @%s",
+				n.block, approvalWho(n.approver), n.code, cmd.line(m, out), out))
+			continue
+		}
+		// One file per approver, so that each discharge lands beside
+		// the others; numbered, since a key id may hold a '/'.
+		hints = append(hints, fmt.Sprintf("block %d needs approvals from %s: they check the code %s", n.block, approvalWho(n.approver), n.code))
+		for i, m := range n.approver.Members {
+			out := n.code + "." + strconv.Itoa(i+1) + ".dis"
+			hints = append(hints, fmt.Sprintf("%s runs: %s; then pass --discharge @%s", m.KeyID, cmd.line(m, out), out))
+		}
 	}
 	return hints
 }
