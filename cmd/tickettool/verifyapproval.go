@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,8 +67,11 @@ func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
 }
 
 // approvalHints say whom to ask and the command they run, for each
-// approval the refusals ask for: the discharge goes to CODE.dis.
-func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []string {
+// approval the refusals ask for: the discharge goes to CODE.dis (for an
+// approver of a threshold approval, CODE.N.dis, N its place among the
+// approvers). missing (verify.MissingApproval) leaves out the approvers
+// of a threshold approval who approved already.
+func approvalHints(t *token.Ticket, rs []verify.Refusal, missing []verify.Missing, cmd approveCmd) []string {
 	var hints []string
 	for _, n := range approvalsNeeded(t, rs) {
 		if n.approver.Members == nil {
@@ -80,7 +84,16 @@ func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []strin
 		// One file per approver, so that each discharge lands beside
 		// the others; numbered, since a key id may hold a '/'.
 		hints = append(hints, fmt.Sprintf("block %d needs approvals from %s: they check the code %s", n.block, approvalWho(n.approver), n.code))
+		var approved []string
+		for _, x := range missing {
+			if x.Block == n.block {
+				approved = x.Approved
+			}
+		}
 		for i, m := range n.approver.Members {
+			if slices.Contains(approved, m.KeyID) {
+				continue
+			}
 			out := n.code + "." + strconv.Itoa(i+1) + ".dis"
 			hints = append(hints, fmt.Sprintf("%s runs: %s; then pass --discharge @%s", m.KeyID, cmd.line(m, out), out))
 		}
