@@ -36,6 +36,10 @@ import (
 //     ':' too: it ends at the first ":KEY:NONCE" run followed by ':' or
 //     the end, which no key id (at most 64 bytes) can hold, so the split
 //     is unambiguous.
+//     A threshold approval: K of KEYID:KEY KEYID:KEY …:NONCE[:LOCATION],
+//     the approvers sorted by key id and separated by single spaces (a
+//     key id has none), the last one followed by the nonce and location
+//     as above (spec/CAVEATS.md, "A threshold approval's text").
 //
 // Every error wraps [ErrSyntax].
 func Parse(s string, now time.Time) (Caveat, error) {
