@@ -135,6 +135,8 @@ func (g *gen) thresholdMalformed(p string) {
 		return b
 	}
 	ab := []string{"alice", "bob"}
+	identity := make([]byte, 32)
+	identity[0] = 1
 	kab := [][]byte{keys["alice"], keys["bob"]}
 	nine := make([]string, 9)
 	knine := make([][]byte, 9)
@@ -155,6 +157,7 @@ func (g *gen) thresholdMalformed(p string) {
 		{"duplicate-key", "one key under two key ids", value(1, ab, [][]byte{keys["alice"], keys["alice"]}, nil)},
 		{"lengths", "two key ids, three keys", value(1, ab, [][]byte{keys["alice"], keys["bob"], keys["carol"]}, nil)},
 		{"nine", "nine approvers, one over the limit of 8", value(1, nine, knine, nil)},
+		{"small-order", "a key of small order (the identity point), under which anyone can sign", value(1, ab, [][]byte{keys["alice"], identity}, nil)},
 		{"mixed", "the keys of both forms", value(1, ab, kab, map[uint64]any{1: "alice"})},
 		{"no-threshold", "key 5 missing", func() []byte {
 			b, err := enc.Marshal(map[uint64]any{3: nonce, 6: ab, 7: kab})
