@@ -39,7 +39,7 @@ func TestApprovalText(t *testing.T) {
 			caveat.Approver{KeyID: strings.Repeat("k", 64), Key: approver().Key, Nonce: approver().Nonce, Location: "ask the pricing lead, room 4"}},
 	} {
 		c := mustParse(t, tc.in)
-		if c.Kind != caveat.Approval || *c.Approver != tc.want {
+		if c.Kind != caveat.Approval || !c.Equal(caveat.Caveat{Kind: caveat.Approval, Approver: &tc.want}) {
 			t.Errorf("Parse(%q) = %+v, want %+v", tc.in, c.Approver, tc.want)
 		}
 		if c.String() != tc.in {

@@ -40,7 +40,8 @@ func (c Caveat) Equal(d Caveat) bool {
 // sameApprover reports whether a and b are both nil or name the same
 // approver, field by field.
 func sameApprover(a, b *Approver) bool {
-	return a == b || a != nil && b != nil && *a == *b
+	return a == b || a != nil && b != nil && a.KeyID == b.KeyID && a.Key == b.Key &&
+		a.Nonce == b.Nonce && a.Location == b.Location && a.Need == b.Need && slices.Equal(a.Members, b.Members)
 }
 
 // NewTools returns tools=names: each name is "name" or "server/name",

@@ -11,6 +11,7 @@ import (
 // that parses back to the same caveat and prints the same again, and
 // encodes to CBOR that decodes back to it.
 func FuzzParse(f *testing.F) {
+	jkt2 := jkt[:len(jkt)-2] + "AA" // another key
 	for _, s := range []string{
 		"tools=read_file,workspace/write_file", "ops=invoke,delegate", "paths=src/discount",
 		"paths=/", "paths=src/../x", "hosts=API.example.com,*.example.org", "hosts=*.com",
@@ -20,6 +21,8 @@ func FuzzParse(f *testing.F) {
 		"holder=" + jkt, "args=" + jkt, "approval=lead:" + jkt + ":" + nonce,
 		"approval=a:b:" + jkt + ":" + nonce + ":https://x/y:z", "approval=k:" + jkt + ":" + nonce + ":",
 		"kind(42)=01", "=", "",
+		"approval=2 of a:" + jkt + " b:" + jkt2 + ":" + nonce, "approval=1 of a:" + jkt + " b:" + jkt2 + ":" + nonce + ":ask one of us",
+		"approval=lead:" + jkt + ":" + nonce + ":one of us",
 	} {
 		f.Add(s)
 	}

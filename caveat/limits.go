@@ -31,6 +31,11 @@ const (
 	argsSize = 32
 	// maxKeyID bounds an approver's key id (package key's MaxIDBytes).
 	maxKeyID = 64
+	// MaxApprovers bounds the approvers of one threshold approval (spec/FORMAT.md §6).
+	MaxApprovers = 8
+	// maxApprovals bounds the approval caveats of one ticket (package
+	// token's MaxApprovals).
+	maxApprovals = 4
 	// maxLocation bounds an approval's location.
 	maxLocation = 256
 	// maxTime is 9999-12-31T23:59:59Z, the last instant RFC 3339 can write.

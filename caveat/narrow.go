@@ -1,6 +1,9 @@
 package caveat
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Scope is the effective constraint of a chain of blocks: the meet of
 // every caveat added so far. Because Add only accepts a caveat at least as
@@ -13,9 +16,11 @@ import "math"
 // own. It keeps the caveats it is given without copying their slices, so
 // those must not be modified afterwards.
 type Scope struct {
-	eff  [numKinds]Caveat // effective caveat per known kind; Kind 0 = none yet
-	blk  [numKinds]int    // block index in which eff[k] was added
-	next int              // one past the highest block index added so far
+	eff  [numKinds]Caveat     // effective caveat per known kind; Kind 0 = none yet
+	blk  [numKinds]int        // block index in which eff[k] was added
+	next int                  // one past the highest block index added so far
+	apr  [maxApprovals]Caveat // the latest approval caveat of each nonce, in order of first appearance
+	napr int
 }
 
 // Add checks that c is at least as strict as the effective constraint of
@@ -42,10 +47,15 @@ type Scope struct {
 //   - intent: only in block 0, at most once.
 //   - holder: always accepted (binding and rebinding are the token
 //     package's to check, with signatures); the latest holder is recorded.
-//   - approval, args: always accepted and not recorded: several form a
-//     conjunction (every one is checked, see Check), which no single
-//     effective caveat expresses, so Effective does not list them. Two
-//     different args make the ticket unusable, which is narrower.
+//   - approval: an approval whose nonce no earlier approval has is a new
+//     approval, always accepted: several form a conjunction (every one is
+//     checked), which no single effective caveat expresses, so Effective
+//     does not list them. An approval with the nonce of an earlier one
+//     restates it, narrower: its approvers are some of the earlier one's
+//     (same key id and key) and its threshold is no lower (spec/FORMAT.md
+//     §4.6); it replaces the earlier one.
+//   - args: always accepted and not recorded; two different args make the
+//     ticket unusable, which is narrower.
 //   - unknown kinds: accepted and not recorded (Check refuses them).
 //
 // Add assumes c is valid; it does not re-validate (see Check).
@@ -57,6 +67,11 @@ func (s *Scope) Add(block int, c Caveat) error {
 		return widen(c.Kind, "block %d added after block %d", block, s.next-1)
 	case block >= s.next && block > 0:
 		if err := s.CanAppend(block); err != nil {
+			return err
+		}
+	}
+	if c.Kind == Approval && c.Approver != nil {
+		if err := s.addApproval(c); err != nil {
 			return err
 		}
 	}
@@ -190,3 +205,40 @@ func (s *Scope) Holder() []byte { return s.eff[Holder].Bytes }
 
 // Clone returns an independent copy of s (the same as assigning *s).
 func (s *Scope) Clone() Scope { return *s }
+
+// addApproval records the approval c, checking that it narrows an
+// earlier approval with its nonce. Beyond maxApprovals distinct nonces it
+// records nothing: such a ticket is malformed (package token refuses it).
+func (s *Scope) addApproval(c Caveat) error {
+	for i := range s.napr {
+		p := s.apr[i].Approver
+		if p.Nonce != c.Approver.Nonce {
+			continue
+		}
+		if err := narrowerApproval(p, c.Approver); err != nil {
+			return err
+		}
+		s.apr[i] = c
+		return nil
+	}
+	if s.napr < len(s.apr) {
+		s.apr[s.napr] = c
+		s.napr++
+	}
+	return nil
+}
+
+// narrowerApproval returns nil when a restates p no wider: each approver
+// of a is one of p's, and a's threshold is no lower.
+func narrowerApproval(p, a *Approver) error {
+	set := p.Set()
+	for _, m := range a.Set() {
+		if !slices.Contains(set, m) {
+			return widen(Approval, "approver %s is not among the approvers of the approval it restates", show(m.KeyID))
+		}
+	}
+	if a.Threshold() < p.Threshold() {
+		return widen(Approval, "a threshold of %d is lower than %d, the threshold of the approval it restates", a.Threshold(), p.Threshold())
+	}
+	return nil
+}

@@ -36,6 +36,10 @@ import (
 //     ':' too: it ends at the first ":KEY:NONCE" run followed by ':' or
 //     the end, which no key id (at most 64 bytes) can hold, so the split
 //     is unambiguous.
+//     A threshold approval: K of KEYID:KEY KEYID:KEY …:NONCE[:LOCATION],
+//     the approvers sorted by key id and separated by single spaces (a
+//     key id has none), the last one followed by the nonce and location
+//     as above (spec/CAVEATS.md, "A threshold approval's text").
 //
 // Every error wraps [ErrSyntax].
 func Parse(s string, now time.Time) (Caveat, error) {
@@ -152,7 +156,8 @@ func ParseAll(args []string, now time.Time) ([]Caveat, error) {
 // a known kind, [Parse](c.String(), anyNow) equals c: lists are joined with
 // commas, times are RFC 3339 UTC (until=2026-11-30T03:20:00Z), amounts as
 // [Amount.String], intents Go-quoted (strconv.Quote), holders and args
-// unpadded base64url, approvals as KEYID:KEY:NONCE[:LOCATION]. A caveat of an unknown kind prints as "kind(42)=" followed by
+// unpadded base64url, approvals as KEYID:KEY:NONCE[:LOCATION] or, with a
+// threshold, K of KEYID:KEY KEYID:KEY …:NONCE[:LOCATION]. A caveat of an unknown kind prints as "kind(42)=" followed by
 // the hex of its CBOR value; that is for people only, and Parse refuses
 // it.
 func (c Caveat) String() string {
@@ -175,7 +180,15 @@ func (c Caveat) String() string {
 		if a == nil {
 			return key
 		}
-		s := key + a.KeyID + ":" + jktEncoding.EncodeToString(a.Key[:]) + ":" + jktEncoding.EncodeToString(a.Nonce[:])
+		s := key
+		if a.Members != nil {
+			s += strconv.Itoa(a.Need) + " of "
+			for _, m := range a.Members[:len(a.Members)-1] {
+				s += m.KeyID + ":" + jktEncoding.EncodeToString(m.Key[:]) + " "
+			}
+		}
+		last := a.Set()[len(a.Set())-1]
+		s += last.KeyID + ":" + jktEncoding.EncodeToString(last.Key[:]) + ":" + jktEncoding.EncodeToString(a.Nonce[:])
 		if a.Location != "" {
 			s += ":" + a.Location
 		}

@@ -129,11 +129,17 @@ type refusalJSON struct {
 
 // approvalJSON is an approval the request lacks: whom to ask and the code
 // people compare.
+//
+// A threshold approval has no key_id: need is its threshold, approved
+// the approvers who did, waiting the others.
 type approvalJSON struct {
-	Block    int    `json:"block"`
-	KeyID    string `json:"key_id"`
-	Location string `json:"location"`
-	Code     string `json:"code"`
+	Block    int      `json:"block"`
+	KeyID    string   `json:"key_id,omitempty"`
+	Need     int      `json:"need,omitempty"`
+	Approved []string `json:"approved,omitempty"`
+	Waiting  []string `json:"waiting,omitempty"`
+	Location string   `json:"location"`
+	Code     string   `json:"code"`
 }
 
 // WriteError is the default error handler: the status, the challenges in
@@ -159,8 +165,11 @@ func WriteError(w http.ResponseWriter, _ *http.Request, e *Error) {
 		body.Refusals = append(body.Refusals, refusalJSON{Check: string(r.Check), Block: r.Block, Kind: kind, Reason: r.Reason})
 	}
 	for _, x := range e.Missing {
-		body.Approvals = append(body.Approvals, approvalJSON{Block: x.Block, KeyID: x.KeyID, Location: x.Location,
-			Code: token.BindingCode(x.Binding)})
+		a := approvalJSON{Block: x.Block, KeyID: x.KeyID, Location: x.Location, Code: token.BindingCode(x.Binding)}
+		if x.Waiting != nil {
+			a.Need, a.Approved, a.Waiting = x.Need, x.Approved, x.Waiting
+		}
+		body.Approvals = append(body.Approvals, a)
 	}
 	w.WriteHeader(e.Status)
 	b, _ := json.Marshal(body)

@@ -193,3 +193,31 @@ func TestSlowBody(t *testing.T) {
 		t.Fatalf("status %d after %v, served %d", res.StatusCode, time.Since(start), f.served.Load())
 	}
 }
+
+// TestThresholdMissing: a threshold approval not reached names its
+// threshold, who approved and who is waited for, and no key id.
+func TestThresholdMissing(t *testing.T) {
+	f := newFixture(t, nil)
+	var ms []caveat.Member
+	for _, id := range []string{"alice", "bob", "carol"} {
+		k, _ := fixedkey.Signing(key.Ed25519, id, "approver "+id)
+		ms = append(ms, caveat.Member{KeyID: id, Key: [32]byte(fixedkey.Public(k.Verifying()))})
+	}
+	ac, err := caveat.NewThreshold(2, ms, [16]byte{2}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := caveat.ParseAll([]string{"tools=POST", "until=1h", "holder=" + f.holder.Thumbprint()}, t0)
+	tk, err := token.Mint(f.root, append(cs, ac), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.do(f.request("POST", "/v1/a", tk.String(), nil))
+	checkRefusal(t, w, 403, CodeInsufficientScope, "approval", false)
+	var body errorBody
+	json.Unmarshal(w.Body.Bytes(), &body)
+	if len(body.Approvals) != 1 || body.Approvals[0].KeyID != "" || body.Approvals[0].Need != 2 ||
+		len(body.Approvals[0].Approved) != 0 || strings.Join(body.Approvals[0].Waiting, ",") != "alice,bob,carol" {
+		t.Fatalf("approvals %+v", body.Approvals)
+	}
+}

@@ -50,18 +50,30 @@ func foldCollision(args []byte) bool {
 // run. With a discharge directory, the call's arguments are written there
 // first, so the command says --args @FILE, and --out PATH puts the
 // discharge where the proxy reads it first (dischargeNames).
-func (p *Proxy) approvalText(st *ticketState, rs []verify.Refusal, tool string, args, digest []byte) string {
+func (p *Proxy) approvalText(st *ticketState, d *verify.Decision, tool string, args, digest []byte) string {
 	var parts []string
 	seen := map[int]bool{}
-	for _, r := range rs {
+	missing := verify.MissingApproval(d)
+	for _, r := range d.Refusals {
 		if r.Check != verify.CheckApproval || r.Block < 0 || seen[r.Block] {
 			continue
 		}
 		for _, a := range st.approvals {
-			if a.Block == r.Block {
-				seen[a.Block] = true
-				parts = append(parts, p.approveLine(a, tool, args, digest))
+			if a.Block != r.Block {
+				continue
 			}
+			seen[a.Block] = true
+			if a.Approver.Members == nil {
+				parts = append(parts, p.approveLine(a, tool, args, digest))
+				continue
+			}
+			var approved []string
+			for _, m := range missing {
+				if m.Block == a.Block {
+					approved = m.Approved
+				}
+			}
+			parts = append(parts, p.approveLines(a, approved, tool, args, digest))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -122,7 +122,7 @@ func TestApprovalText(t *testing.T) {
 		{Check: verify.CheckApproval, Block: -1, Reason: "discharge 0 matches no approval of this ticket"},
 		{Check: verify.CheckApproval, Block: 0, Kind: caveat.Approval, Reason: "approval required from lead (code " + code + ")"},
 	}
-	got := p.approvalText(st, rs, "post", args, digest)
+	got := p.approvalText(st, &verify.Decision{Refusals: rs}, "post", args, digest)
 	want := "approval needed from lead at https://chat.example.com/lead (code " + code + "): ask them to check the code and run: " +
 		"tickettool approve --key lead.key --once --args @" + filepath.Join(dir, name+".json") + " --out " + filepath.Join(dir, name+".dis") + " tools=post @/etc/fs.ticket"
 	if got != want {
@@ -133,7 +133,7 @@ func TestApprovalText(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, name+".dis")); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.approvalText(st, rs, "post", args, digest); !strings.Contains(got, " --out "+filepath.Join(dir, name+"-2.dis")+" ") {
+	if got := p.approvalText(st, &verify.Decision{Refusals: rs}, "post", args, digest); !strings.Contains(got, " --out "+filepath.Join(dir, name+"-2.dis")+" ") {
 		t.Fatalf("taken name announced again: %s", got)
 	}
 	fi, err := os.Stat(filepath.Join(dir, name+".json"))
@@ -144,25 +144,25 @@ func TestApprovalText(t *testing.T) {
 	if d, _ := caveat.ArgsDigest(b); string(d) != string(digest) {
 		t.Fatalf("the file's arguments have another digest: %q", b)
 	}
-	if got := p.approvalText(st, rs[:2], "post", args, digest); got != "" {
+	if got := p.approvalText(st, &verify.Decision{Refusals: rs[:2]}, "post", args, digest); got != "" {
 		t.Fatalf("no approval refusal, yet %q", got)
 	}
 	// Without a directory the arguments are quoted inline; arguments
 	// without a digest give no command: one without --args would approve
 	// any arguments the agent sends.
 	p.cfg.DischargeDir = ""
-	got = p.approvalText(st, rs, "post", args, digest)
+	got = p.approvalText(st, &verify.Decision{Refusals: rs}, "post", args, digest)
 	if !strings.HasSuffix(got, `run: tickettool approve --key lead.key --once --args '{"path":"/srv/post.txt","content":"it'\''s Q3"}' tools=post @/etc/fs.ticket`) {
 		t.Fatalf("inline: %s", got)
 	}
-	got = p.approvalText(st, rs, "post", args, nil)
+	got = p.approvalText(st, &verify.Decision{Refusals: rs}, "post", args, nil)
 	if strings.Contains(got, "tickettool approve") || !strings.Contains(got, "(code "+code+"), but the call's arguments have no args digest") {
 		t.Fatalf("no digest: %s", got)
 	}
 	// The tool name is the agent's: one that tools= would read as two
 	// tools (or not as a tool at all) gets no command.
 	for _, tool := range []string{"post,delete_channel", "post delete", ""} {
-		got = p.approvalText(st, rs, tool, args, digest)
+		got = p.approvalText(st, &verify.Decision{Refusals: rs}, tool, args, digest)
 		if strings.Contains(got, "tickettool approve") || !strings.Contains(got, "not one a discharge can name") {
 			t.Errorf("tool %q: %s", tool, got)
 		}

@@ -202,7 +202,7 @@ func (p *Proxy) decide(st *ticketState, c *Call) verdict {
 		return verdict{forward: true, decision: &d}
 	}
 	text := RefusalPrefix + refusalText(d.Refusals)
-	if ask := p.approvalText(st, d.Refusals, req.Tool, c.args, c.digest); ask != "" {
+	if ask := p.approvalText(st, &d.Decision, req.Tool, c.args, c.digest); ask != "" {
 		text += "; " + string(escapeControls(nil, []byte(ask)))
 	}
 	if note := skipped.String(); note != "" {

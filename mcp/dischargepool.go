@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,7 +67,11 @@ func (p *Proxy) poolDischarges(st *ticketState, req *caveat.Request, now time.Ti
 	var names []string
 	if req.Args != nil {
 		for _, a := range st.approvals {
-			names = append(names, dischargeNames(argsName(token.BindingCode(a.Binding), req.Tool, req.Args))...)
+			name := argsName(token.BindingCode(a.Binding), req.Tool, req.Args)
+			names = append(names, dischargeNames(name)...)
+			for i := range a.Approver.Members {
+				names = append(names, dischargeNames(approverName(name, i))...)
+			}
 		}
 	}
 	pool, sk := p.readPool(names, now)
@@ -87,14 +92,30 @@ func (p *Proxy) poolDischarges(st *ticketState, req *caveat.Request, now time.Ti
 	})
 	var out []string
 	for _, a := range st.approvals {
-		for _, c := range pool {
-			if c.d.UnverifiedBinding() == a.Binding && p.dischargeFits(c.d, req, now) {
-				out = append(out, c.text)
-				break
+		// One per approver: a threshold approval counts distinct
+		// approvers, and step 6a refuses two by one key id.
+		for _, m := range a.Approver.Set() {
+			for _, c := range pool {
+				if c.d.UnverifiedBinding() == a.Binding && (a.Approver.Members == nil || c.d.UnverifiedKeyID() == m.KeyID) &&
+					p.dischargeFits(c.d, req, now) {
+					out = append(out, c.text)
+					break
+				}
 			}
 		}
 	}
+	if len(out) > verify.MaxDischarges {
+		out = out[:verify.MaxDischarges]
+	}
 	return out, sk
+}
+
+// approverName names the files of the approver with index i (from 0) of a
+// threshold approval, for the refused call named name (argsName): each
+// approver's discharge lands beside the others', under the call's one
+// record (its arguments, NAME.json).
+func approverName(name string, i int) string {
+	return name + "-a" + strconv.Itoa(i+1)
 }
 
 // dischargeFits reports whether d passes what step 6a checks of its

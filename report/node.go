@@ -162,7 +162,9 @@ func (r *Report) addTicket(i int, t *Ticket) {
 		prev = n
 	}
 	for _, a := range t.Ticket.UnverifiedApprovals() {
-		f.codes = append(f.codes, approvalCode{a.Approver.KeyID, token.BindingCode(a.Binding)})
+		for _, m := range a.Approver.Set() { // each approver of a threshold approval signs under its code
+			f.codes = append(f.codes, approvalCode{m.KeyID, token.BindingCode(a.Binding)})
+		}
 	}
 	if verified && len(t.Usage) == len(t.Decision.Budgets) && len(t.Held) == len(t.Usage) {
 		for k, bu := range t.Decision.Budgets {

@@ -104,3 +104,31 @@ func TestUnverifiedApprovals(t *testing.T) {
 		t.Errorf("approvals of a ticket without: %+v", got)
 	}
 }
+
+// TestUnverifiedApprovalsRestated: an approval restated in a later block
+// (same nonce) is listed once, at the block of its first appearance and
+// with that block's binding, as the restatement says.
+func TestUnverifiedApprovalsRestated(t *testing.T) {
+	ms := []caveat.Member{{KeyID: "alice"}, {KeyID: "bob"}, {KeyID: "carol"}}
+	for i := range ms {
+		copy(ms[i].Key[:], approverPublic(t, edKey(t, ms[i].KeyID)))
+	}
+	first := must(caveat.NewThreshold(2, ms, [16]byte{7}, ""))
+	tk, err := token.Mint(hmacKey(t, "root"), []caveat.Caveat{must(caveat.NewCalls(5))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, err = tk.Attenuate([]caveat.Caveat{first}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tk, err = tk.Attenuate([]caveat.Caveat{must(caveat.NewThreshold(3, ms, [16]byte{7}, ""))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := tk.UnverifiedApprovals()
+	if len(got) != 1 || got[0].Block != 1 || got[0].Approver.Threshold() != 3 || got[0].Binding != must(tk.Binding(1)) {
+		t.Fatalf("approvals %+v", got)
+	}
+	if _, err := tk.Attenuate([]caveat.Caveat{must(caveat.NewThreshold(2, ms, [16]byte{7}, ""))}, nil); err == nil {
+		t.Error("a restatement lowering the threshold attenuates")
+	}
+}

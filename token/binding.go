@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -72,15 +73,22 @@ type UnverifiedApproval struct {
 	Binding  [32]byte
 }
 
-// UnverifiedApprovals returns the ticket's approval caveats, blocks
-// ascending, each with its block's binding: what an approver, a holder
-// asking for approvals, or a tool showing them needs.
+// UnverifiedApprovals returns the ticket's approvals in force, by the
+// block where each approval's nonce first appears, ascending, each with
+// that block's binding, which its discharges carry; an approval restated
+// in a later block (the same nonce, spec/FORMAT.md §4.6) is given as its
+// latest restatement says. This is what an approver, a holder asking for
+// approvals, or a tool showing them needs.
 func (t *Ticket) UnverifiedApprovals() []UnverifiedApproval {
 	var out []UnverifiedApproval
 	for j := range t.blocks {
 		for k := range t.blocks[j].Caveats {
 			c := &t.blocks[j].Caveats[k]
 			if c.Kind != caveat.Approval || c.Approver == nil {
+				continue
+			}
+			if i := slices.IndexFunc(out, func(a UnverifiedApproval) bool { return a.Approver.Nonce == c.Approver.Nonce }); i >= 0 {
+				out[i].Approver = *c.Approver
 				continue
 			}
 			if bind, err := t.Binding(j); err == nil {

@@ -277,8 +277,8 @@ func TestMissingApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []verify.Missing{
-		{Block: 0, KeyID: "pricing-lead", Location: "room 4", Code: token.BindingCode(must(tk.Binding(0))), Binding: must(tk.Binding(0))},
-		{Block: 1, KeyID: "other-lead", Code: token.BindingCode(must(tk.Binding(1))), Binding: must(tk.Binding(1))},
+		{Block: 0, KeyID: "pricing-lead", Need: 1, Location: "room 4", Code: token.BindingCode(must(tk.Binding(0))), Binding: must(tk.Binding(0))},
+		{Block: 1, KeyID: "other-lead", Need: 1, Code: token.BindingCode(must(tk.Binding(1))), Binding: must(tk.Binding(1))},
 	}
 	if got := verify.MissingApproval(&d); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)

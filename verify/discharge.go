@@ -40,9 +40,16 @@ type UsedDischarge struct {
 // Missing is an approval caveat no discharge of the request matched: whom
 // to ask (key id and location), and the binding the discharge must carry
 // with its code for people (token.BindingCode).
+//
+// For a threshold approval KeyID is empty; Need is its threshold,
+// Approved the key ids whose discharges passed and Waiting the others,
+// in the caveat's order. For a single approver Need is 1 and both are nil.
 type Missing struct {
 	Block    int
 	KeyID    string
+	Need     int
+	Approved []string
+	Waiting  []string
 	Location string
 	Code     string
 	Binding  [32]byte

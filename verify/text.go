@@ -97,6 +97,11 @@ func (d *Decision) detach(prevIntent string) {
 	for i := range d.missing { // the approval caveats' strings are views
 		d.missing[i].KeyID = strings.Clone(d.missing[i].KeyID)
 		d.missing[i].Location = strings.Clone(d.missing[i].Location)
+		for _, ids := range [][]string{d.missing[i].Approved, d.missing[i].Waiting} {
+			for k := range ids {
+				ids[k] = strings.Clone(ids[k])
+			}
+		}
 	}
 	if cap(d.Budgets) > 0 {
 		d.spare.budgets = d.Budgets[:0]

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -22,6 +23,10 @@ approval: the first goes into the block being made, each further one
 into one more block appended right after it; a ticket holds at most 4.
 --approval-location TEXT (a URL, or a note saying where to ask) applies
 to the --approval just before it, and to that one only.
+--approvals-needed K makes every --approval given one approval caveat
+that needs discharges from K distinct approvers of them (1 <= K <= their
+number <= 8; "2 of 3"); a location then applies to all of them, and may
+be given once.
 `
 
 // approvalSpec is one --approval, with its --approval-location.
@@ -32,7 +37,22 @@ type approvalSpec struct {
 
 // approvalFlags collects --approval and --approval-location in the order
 // given, so that a location applies to the --approval before it.
-type approvalFlags struct{ specs []approvalSpec }
+type approvalFlags struct {
+	specs []approvalSpec
+	need  int // --approvals-needed; 0 when not given
+}
+
+type approvalsNeededFlag struct{ a *approvalFlags }
+
+func (f approvalsNeededFlag) String() string { return "" }
+func (f approvalsNeededFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > caveat.MaxApprovers {
+		return fmt.Errorf("want a number 1 to %d", caveat.MaxApprovers)
+	}
+	f.a.need = n
+	return nil
+}
 
 type approvalPathFlag struct{ a *approvalFlags }
 
@@ -64,6 +84,7 @@ func addApprovalFlags(fs *cmdFlags) *approvalFlags {
 	a := &approvalFlags{}
 	fs.Var(approvalPathFlag{a}, "approval", "add an approval by the approver whose public key file is `PATH` (repeatable)")
 	fs.Var(approvalLocationFlag{a}, "approval-location", "where to ask for the preceding --approval: a URL or a note (`TEXT`)")
+	fs.Var(approvalsNeededFlag{a}, "approvals-needed", "make the --approval keys one approval needing `K` of them")
 	return a
 }
 
@@ -71,6 +92,9 @@ func addApprovalFlags(fs *cmdFlags) *approvalFlags {
 // caveats, each with a fresh random nonce. have is how many approval
 // caveats the ticket has already.
 func (a *approvalFlags) caveats(have int) ([]caveat.Caveat, error) {
+	if a.need > 0 {
+		return a.threshold(have)
+	}
 	if have+len(a.specs) > maxApprovals {
 		return nil, fail(exitUsage, fmt.Errorf("a ticket holds at most %d approval caveats (it would have %d)", maxApprovals, have+len(a.specs)),
 			"several approvers are a conjunction: ask for fewer, or for one approver who speaks for several people")
@@ -92,6 +116,50 @@ func (a *approvalFlags) caveats(have int) ([]caveat.Caveat, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// threshold returns the one threshold approval of --approvals-needed.
+func (a *approvalFlags) threshold(have int) ([]caveat.Caveat, error) {
+	n := len(a.specs)
+	switch {
+	case n == 0:
+		return nil, fail(exitUsage, errors.New("--approvals-needed without --approval"), "name the approvers with --approval PATH, once each")
+	case a.need > n:
+		return nil, fail(exitUsage, fmt.Errorf("--approvals-needed %d with %d --approval", a.need, n), "K is at most the number of approvers")
+	case n > caveat.MaxApprovers:
+		return nil, fail(exitUsage, fmt.Errorf("an approval names at most %d approvers (%d given)", caveat.MaxApprovers, n), "")
+	case have+1 > maxApprovals:
+		return nil, fail(exitUsage, fmt.Errorf("a ticket holds at most %d approval caveats", maxApprovals), "")
+	}
+	var ms []caveat.Member
+	location := ""
+	for _, s := range a.specs {
+		id, pub, err := readApproverPub(s.path)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if m.KeyID == id || m.Key == pub {
+				return nil, fail(exitUsage, fmt.Errorf("approver %s given twice (by key id or key)", escape.ASCII(id)), "each approver counts once: give each --approval once")
+			}
+		}
+		ms = append(ms, caveat.Member{KeyID: id, Key: pub})
+		if s.located {
+			if location != "" {
+				return nil, fail(exitUsage, errors.New("--approval-location given twice for one approval"), "with --approvals-needed the approvers share one location")
+			}
+			location = s.location
+		}
+	}
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, fmt.Errorf("reading randomness: %w", err)
+	}
+	c, err := caveat.NewThreshold(a.need, ms, nonce, location)
+	if err != nil {
+		return nil, err // caveat.ErrSyntax: exit 2
+	}
+	return []caveat.Caveat{c}, nil
 }
 
 // readApproverPub reads an approver's public key file: the Ed25519 .pub
@@ -189,7 +257,14 @@ func shortKey(k [32]byte) string {
 // shown as its code (escape.ASCII), so that a look-alike cannot pass for
 // the approver or the place it imitates.
 func approvalWho(a caveat.Approver) string {
-	s := fmt.Sprintf("%s (key %s…)", escape.ASCII(a.KeyID), shortKey(a.Key))
+	var who []string
+	for _, m := range a.Set() {
+		who = append(who, fmt.Sprintf("%s (key %s…)", escape.ASCII(m.KeyID), shortKey(m.Key)))
+	}
+	s := strings.Join(who, ", ")
+	if a.Members != nil {
+		s = fmt.Sprintf("%d of %s", a.Need, s)
+	}
 	if a.Location != "" {
 		s += " at " + escape.ASCII(a.Location)
 	}

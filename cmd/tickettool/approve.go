@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -12,7 +13,7 @@ import (
 
 const approveUsage = `
 usage: tickettool approve --key APPROVER.key [--until DURATION] [--once] [--args JSON|@FILE]
-                          [--out PATH] [--yes] [--now TIME] [--block N] [CAVEAT...] TICKET
+                          [--out PATH] [--yes] [--now TIME] [--block N] [--with D]... [CAVEAT...] TICKET
 
 Approves, as the approver whose Ed25519 secret key is in APPROVER.key,
 the approval caveats of TICKET (its text, - for standard input, or @PATH
@@ -50,6 +51,13 @@ link, so a file or link already there is refused (exit status 2). Use it,
 not a shell redirect, for a path another program chose or can write to
 (the mcp guard's discharge directory).
 --now TIME (RFC 3339 or unix seconds) approves as of that time.
+--with D (repeatable; a discharge's text, - or @PATH) is a discharge
+another approver already signed for this call: approve shows how many
+approvals the call has and needs ("2 of 3 needed; approved by alice;
+with yours 2: enough"), counting each approver whose discharge is bound
+to the approval, verifies under that approver's key and has not expired.
+An approval naming several approvers (mint --approvals-needed) always
+shows the count.
 --block N signs only the approval of block N (inspect lists a ticket's
 approvals): without it, approve signs every approval naming the key.
 
@@ -88,6 +96,8 @@ func runApprove(e *env, args []string) error {
 		block:   blockFlag(fs),
 	}
 	out := fs.String("out", "", "write the discharges to `PATH`, created new (mode 0600, no link followed)")
+	var with stringList
+	fs.Var(&with, "with", "a discharge `D` another approver signed for this call (text, - or @PATH; repeatable)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -125,7 +135,14 @@ func runApprove(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	_, others, err := e.dischargeArgs(with)
+	if err != nil {
+		return err
+	}
 	describeApproval(e, t, k, matched, d, now)
+	for _, m := range matched {
+		tellCount(e.stderr, m, k.ID(), others, now)
+	}
 	if !*a.yes {
 		if err := confirm(e); err != nil {
 			return err
@@ -243,7 +260,7 @@ func matchApprovals(t *token.Ticket, k *key.Signing) ([]token.UnverifiedApproval
 	all := t.UnverifiedApprovals()
 	var out []token.UnverifiedApproval
 	for _, a := range all {
-		if a.Approver.KeyID == k.ID() && a.Approver.Key == pub {
+		if slices.Contains(a.Approver.Set(), caveat.Member{KeyID: k.ID(), Key: pub}) {
 			out = append(out, a)
 		}
 	}

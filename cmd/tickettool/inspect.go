@@ -73,11 +73,21 @@ type caveatJSON struct {
 
 // approverJSON is the value of an approval caveat: key and nonce in
 // unpadded base64url, as in the caveat's text form.
+//
+// A threshold approval has need and approvers instead of key_id and key.
 type approverJSON struct {
-	KeyID    string `json:"key_id"`
-	Key      string `json:"key"`
-	Nonce    string `json:"nonce"`
-	Location string `json:"location,omitempty"`
+	KeyID     string       `json:"key_id,omitempty"`
+	Key       string       `json:"key,omitempty"`
+	Need      int          `json:"need,omitempty"`
+	Approvers []memberJSON `json:"approvers,omitempty"`
+	Nonce     string       `json:"nonce"`
+	Location  string       `json:"location,omitempty"`
+}
+
+// memberJSON is one approver of a threshold approval.
+type memberJSON struct {
+	KeyID string `json:"key_id"`
+	Key   string `json:"key"`
 }
 
 type inspectBlock struct {
@@ -245,8 +255,15 @@ func caveatsJSON(cs []caveat.Caveat) []caveatJSON {
 			if a == nil { // no decoded ticket has one without an approver
 				break
 			}
-			v = approverJSON{KeyID: a.KeyID, Key: base64.RawURLEncoding.EncodeToString(a.Key[:]),
-				Nonce: base64.RawURLEncoding.EncodeToString(a.Nonce[:]), Location: a.Location}
+			aj := approverJSON{Nonce: base64.RawURLEncoding.EncodeToString(a.Nonce[:]), Location: a.Location}
+			if a.Members == nil {
+				aj.KeyID, aj.Key = a.KeyID, base64.RawURLEncoding.EncodeToString(a.Key[:])
+			}
+			for _, m := range a.Members {
+				aj.Approvers = append(aj.Approvers, memberJSON{KeyID: m.KeyID, Key: base64.RawURLEncoding.EncodeToString(m.Key[:])})
+			}
+			aj.Need = a.Need
+			v = aj
 		default:
 			v = hex.EncodeToString(c.Raw)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -11,12 +12,23 @@ import (
 
 // approvalJSON is one approval caveat of a ticket, in inspect: its
 // block, approver, and the code people compare.
+//
+// A threshold approval has need, the threshold, and approvers, each with
+// key_id and key_short, instead of key_id and key_short.
 type approvalJSON struct {
-	Block    int    `json:"block"`
+	Block     int           `json:"block"`
+	KeyID     string        `json:"key_id,omitempty"`
+	KeyShort  string        `json:"key_short,omitempty"` // the first 12 characters of the key's unpadded base64url
+	Need      int           `json:"need,omitempty"`
+	Approvers []approverRef `json:"approvers,omitempty"`
+	Location  string        `json:"location"`
+	Code      string        `json:"code"`
+}
+
+// approverRef is one approver of a threshold approval, in inspect.
+type approverRef struct {
 	KeyID    string `json:"key_id"`
-	KeyShort string `json:"key_short"` // the first 12 characters of the key's unpadded base64url
-	Location string `json:"location"`
-	Code     string `json:"code"`
+	KeyShort string `json:"key_short"`
 }
 
 // dischargeJSON is one --discharge given to inspect: the approval it
@@ -40,8 +52,14 @@ func inspectApprovals(t *token.Ticket, ds []*token.Discharge, now time.Time) ([]
 	aps := t.UnverifiedApprovals()
 	out := make([]approvalJSON, 0, len(aps))
 	for _, a := range aps {
-		out = append(out, approvalJSON{Block: a.Block, KeyID: a.Approver.KeyID, KeyShort: shortKey(a.Approver.Key),
-			Location: a.Approver.Location, Code: token.BindingCode(a.Binding)})
+		aj := approvalJSON{Block: a.Block, Need: a.Approver.Need, Location: a.Approver.Location, Code: token.BindingCode(a.Binding)}
+		if a.Approver.Members == nil {
+			aj.KeyID, aj.KeyShort = a.Approver.KeyID, shortKey(a.Approver.Key)
+		}
+		for _, m := range a.Approver.Members {
+			aj.Approvers = append(aj.Approvers, approverRef{KeyID: m.KeyID, KeyShort: shortKey(m.Key)})
+		}
+		out = append(out, aj)
 	}
 	dis := make([]dischargeJSON, 0, len(ds))
 	for i, d := range ds {
@@ -72,7 +90,15 @@ func printApprovals(e *env, r inspectResult) {
 		if a.Location != "" {
 			loc = " at " + a.Location
 		}
-		fmt.Fprintf(w, "approval   block %d: from %s (key %s…)%s, code %s\n", a.Block, a.KeyID, a.KeyShort, loc, a.Code)
+		if a.Approvers == nil {
+			fmt.Fprintf(w, "approval   block %d: from %s (key %s…)%s, code %s\n", a.Block, a.KeyID, a.KeyShort, loc, a.Code)
+			continue
+		}
+		var who []string
+		for _, m := range a.Approvers {
+			who = append(who, fmt.Sprintf("%s (key %s…)", m.KeyID, m.KeyShort))
+		}
+		fmt.Fprintf(w, "approval   block %d: %d of %d approvers: %s%s, code %s\n", a.Block, a.Need, len(a.Approvers), strings.Join(who, ", "), loc, a.Code)
 	}
 	for _, d := range r.Discharges {
 		if d.Block < 0 {

@@ -10,7 +10,7 @@ import (
 
 const mintUsage = `
 usage: tickettool mint --key PATH [--bind HOLDER.pub] [--no-expiry] [--unrestricted] [--now TIME]
-                       [--approval APPROVER.pub [--approval-location TEXT]]... CAVEAT...
+                       [--approval APPROVER.pub [--approval-location TEXT]]... [--approvals-needed K] CAVEAT...
 
 Mints a new ticket under the root key in PATH (a secret key file from
 keygen) with the caveats as block 0, and prints its text.
@@ -98,7 +98,7 @@ func runMint(e *env, args []string) error {
 
 const attenuateUsage = `
 usage: tickettool attenuate [--seal] [--bind NEW.pub --holder-key CURRENT] [--now TIME]
-                            [--approval APPROVER.pub [--approval-location TEXT]]... TICKET [CAVEAT...]
+                            [--approval APPROVER.pub [--approval-location TEXT]]... [--approvals-needed K] TICKET [CAVEAT...]
 
 Appends a block with the caveats to TICKET (its text, - to read it from
 standard input, or @PATH to read it from a file) and prints the new ticket. Every caveat must be at least as

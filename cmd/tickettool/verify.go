@@ -238,7 +238,7 @@ func printDecision(e *env, t *token.Ticket, vk *key.Verifying, d *verify.Decisio
 			}
 		}
 		if v.approve != nil {
-			hints = append(hints, approvalHints(t, d.Refusals, *v.approve)...)
+			hints = append(hints, approvalHints(t, d.Refusals, verify.MissingApproval(d), *v.approve)...)
 		}
 	}
 	if v.json {

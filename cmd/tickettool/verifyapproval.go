@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tickettool/tickettool/caveat"
@@ -24,7 +26,7 @@ type approveCmd struct {
 // call's content, not its tool, so without tools= the discharge would
 // allow any tool of the ticket called with the same arguments
 // (spec/CAVEATS.md, "In a discharge").
-func (c approveCmd) line(a caveat.Approver, out string) string {
+func (c approveCmd) line(a caveat.Member, out string) string {
 	parts := []string{"tickettool approve --key", shell.Quote(a.KeyID + ".key")}
 	if c.args != "" {
 		parts = append(parts, "--once --args", shell.Quote(c.args))
@@ -65,13 +67,36 @@ func approvalsNeeded(t *token.Ticket, rs []verify.Refusal) []approvalNeeded {
 }
 
 // approvalHints say whom to ask and the command they run, for each
-// approval the refusals ask for: the discharge goes to CODE.dis.
-func approvalHints(t *token.Ticket, rs []verify.Refusal, cmd approveCmd) []string {
+// approval the refusals ask for: the discharge goes to CODE.dis (for an
+// approver of a threshold approval, CODE.N.dis, N its place among the
+// approvers). missing (verify.MissingApproval) leaves out the approvers
+// of a threshold approval who approved already.
+func approvalHints(t *token.Ticket, rs []verify.Refusal, missing []verify.Missing, cmd approveCmd) []string {
 	var hints []string
 	for _, n := range approvalsNeeded(t, rs) {
-		out := n.code + ".dis"
-		hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass --discharge @%s",
-			n.block, approvalWho(n.approver), n.code, cmd.line(n.approver, out), out))
+		if n.approver.Members == nil {
+			out := n.code + ".dis"
+			m := caveat.Member{KeyID: n.approver.KeyID, Key: n.approver.Key}
+			hints = append(hints, fmt.Sprintf("block %d needs an approval from %s: they check the code %s and run: %s; then pass --discharge @%s",
+				n.block, approvalWho(n.approver), n.code, cmd.line(m, out), out))
+			continue
+		}
+		// One file per approver, so that each discharge lands beside
+		// the others; numbered, since a key id may hold a '/'.
+		hints = append(hints, fmt.Sprintf("block %d needs approvals from %s: they check the code %s", n.block, approvalWho(n.approver), n.code))
+		var approved []string
+		for _, x := range missing {
+			if x.Block == n.block {
+				approved = x.Approved
+			}
+		}
+		for i, m := range n.approver.Members {
+			if slices.Contains(approved, m.KeyID) {
+				continue
+			}
+			out := n.code + "." + strconv.Itoa(i+1) + ".dis"
+			hints = append(hints, fmt.Sprintf("%s runs: %s; then pass --discharge @%s", m.KeyID, cmd.line(m, out), out))
+		}
 	}
 	return hints
 }

@@ -30,17 +30,17 @@ func TestApprovalHints(t *testing.T) {
 		{Check: verify.CheckApproval, Block: 0, Reason: "approval required from lead (code " + code + ")"},
 		{Check: verify.CheckApproval, Block: 0, Reason: "again"},
 	}
-	got := approvalHints(tk, rs, approveCmd{ticket: "@t.txt", tool: "post", args: `{"text":"it's"}`})
+	got := approvalHints(tk, rs, nil, approveCmd{ticket: "@t.txt", tool: "post", args: `{"text":"it's"}`})
 	want := "block 0 needs an approval from lead (key "
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) ||
 		!strings.HasSuffix(got[0], " at https://chat/lead: they check the code "+code+
 			` and run: tickettool approve --key lead.key --once --args '{"text":"it'\''s"}' --out `+code+`.dis tools=post @t.txt; then pass --discharge @`+code+`.dis`) {
 		t.Fatalf("hints %q", got)
 	}
-	if got := approvalHints(tk, rs[:2], approveCmd{ticket: "@t.txt"}); len(got) != 0 {
+	if got := approvalHints(tk, rs[:2], nil, approveCmd{ticket: "@t.txt"}); len(got) != 0 {
 		t.Fatalf("hints without a block's approval refusal: %q", got)
 	}
-	if got := approvalHints(tk, rs[2:3], approveCmd{ticket: "-"}); len(got) != 1 || !strings.Contains(got[0], "run: tickettool approve --key lead.key --out "+code+".dis -;") {
+	if got := approvalHints(tk, rs[2:3], nil, approveCmd{ticket: "-"}); len(got) != 1 || !strings.Contains(got[0], "run: tickettool approve --key lead.key --out "+code+".dis -;") {
 		t.Fatalf("hint %q", got)
 	}
 }

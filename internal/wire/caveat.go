@@ -20,6 +20,8 @@ import (
 //	holder, args                    bstr .size 32
 //	approval                        {1: tstr, 2: bstr .size 32, 3: bstr .size 16, ? 4: tstr}
 //	                                key id, key, nonce, location (absent when empty)
+//	                                or {3: nonce, ? 4: location, 5: uint, 6: [2*8 tstr], 7: [2*8 bstr .size 32]}
+//	                                threshold, key ids, keys (a threshold approval)
 //
 // All in RFC 8949 §4.2.1 core deterministic encoding.
 
@@ -37,6 +39,25 @@ type approverValue struct {
 	Key      []byte `cbor:"2,keyasint"`
 	Nonce    []byte `cbor:"3,keyasint"`
 	Location string `cbor:"4,keyasint,omitempty"`
+}
+
+// thresholdApproval is the CBOR form of a threshold approval (the
+// reference for tests; decodeInto reads it by hand).
+type thresholdApproval struct {
+	Nonce    []byte   `cbor:"3,keyasint"`
+	Location string   `cbor:"4,keyasint,omitempty"`
+	Need     int      `cbor:"5,keyasint"`
+	KeyIDs   []string `cbor:"6,keyasint"`
+	Keys     [][]byte `cbor:"7,keyasint"`
+}
+
+func thresholdValue(a *caveat.Approver) thresholdApproval {
+	v := thresholdApproval{Nonce: a.Nonce[:], Location: a.Location, Need: a.Need}
+	for _, m := range a.Members {
+		v.KeyIDs = append(v.KeyIDs, m.KeyID)
+		v.Keys = append(v.Keys, m.Key[:])
+	}
+	return v
 }
 
 // EncodeCaveat returns the deterministic CBOR encoding of c's value. It
@@ -67,7 +88,11 @@ func EncodeCaveat(c caveat.Caveat) ([]byte, error) {
 		if a == nil {
 			return nil, syntaxErr(c.Kind, "%v: names no approver", c.Kind)
 		}
-		v = approverValue{KeyID: a.KeyID, Key: a.Key[:], Nonce: a.Nonce[:], Location: a.Location}
+		if a.Members != nil {
+			v = thresholdValue(a)
+		} else {
+			v = approverValue{KeyID: a.KeyID, Key: a.Key[:], Nonce: a.Nonce[:], Location: a.Location}
+		}
 	default:
 		if err := Check(c.Raw, TicketLimits()); err != nil {
 			return nil, syntaxErr(c.Kind, "%v: value is not one canonical CBOR item: %v", c.Kind, err)
@@ -167,39 +192,96 @@ func decodeInto(c *caveat.Caveat, k caveat.Kind, r *Reader, src *source, entries
 
 // readApprover reads an approval's value: a map with the keys 1 (key id),
 // 2 (key, 32 bytes), 3 (nonce, 16 bytes) and, only when the location is
-// not empty, 4 (location), in that order. A missing or extra key, a wrong
-// size or an empty location at 4 is malformed; Valid checks the rest.
+// not empty, 4 (location), in that order; or, for a threshold approval,
+// 3, 4 (as above), 5 (threshold), 6 (key ids) and 7 (keys), the two
+// arrays of one length, 2 to caveat.MaxApprovers. A missing or extra key,
+// a wrong size or an empty location at 4 is malformed; Valid checks the
+// rest.
 func readApprover(a *caveat.Approver, r *Reader, src *source) error {
-	const shape = "value must be a map of the keys 1 (key id), 2 (key), 3 (nonce) and, when not empty, 4 (location), in that order"
+	const shape = "value must be a map of the keys 1 (key id), 2 (key), 3 (nonce) and, when not empty, 4 (location), in that order, " +
+		"or 3, 4, 5 (threshold), 6 (key ids) and 7 (keys)"
 	n := r.Map()
-	if !r.Failed() && n != 3 && n != 4 {
+	first := r.Uint()
+	if r.Failed() {
+		return nil
+	}
+	var keys []uint64
+	switch {
+	case first == 1 && (n == 3 || n == 4):
+		keys = []uint64{1, 2, 3, 4}[:n]
+	case first == 3 && n == 4:
+		keys = []uint64{3, 5, 6, 7}
+	case first == 3 && n == 5:
+		keys = []uint64{3, 4, 5, 6, 7}
+	default:
 		return syntaxErr(caveat.Approval, shape)
 	}
-	for key := uint64(1); key <= uint64(n) && !r.Failed(); key++ {
-		if k := r.Uint(); k != key && !r.Failed() {
-			return syntaxErr(caveat.Approval, shape)
+	for i, key := range keys {
+		if r.Failed() {
+			break
 		}
-		switch key {
-		case 1, 4:
+		if i > 0 {
+			if k := r.Uint(); k != key && !r.Failed() {
+				return syntaxErr(caveat.Approval, shape)
+			}
+		}
+		if err := readApproverField(a, key, r, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readApproverField reads the value of key of an approval's map.
+func readApproverField(a *caveat.Approver, key uint64, r *Reader, src *source) error {
+	switch key {
+	case 1, 4:
+		e := r.Text()
+		end := r.Offset()
+		if key == 1 {
+			a.KeyID = src.sub(end-len(e), end)
+		} else if a.Location = src.sub(end-len(e), end); a.Location == "" && !r.Failed() {
+			return syntaxErr(caveat.Approval, "an empty location must be left out, not written as key 4")
+		}
+	case 2:
+		b := r.Bytes()
+		if len(b) != len(a.Key) && !r.Failed() {
+			return syntaxErr(caveat.Approval, "key must be 32 bytes")
+		}
+		copy(a.Key[:], b)
+	case 3:
+		b := r.Bytes()
+		if len(b) != len(a.Nonce) && !r.Failed() {
+			return syntaxErr(caveat.Approval, "nonce must be 16 bytes")
+		}
+		copy(a.Nonce[:], b)
+	case 5:
+		need := r.Uint()
+		if need > caveat.MaxApprovers && !r.Failed() {
+			return syntaxErr(caveat.Approval, "threshold over %d", caveat.MaxApprovers)
+		}
+		a.Need = int(need)
+	case 6:
+		n := r.Array()
+		if (n < 2 || n > caveat.MaxApprovers) && !r.Failed() {
+			return syntaxErr(caveat.Approval, "a threshold approval names 2 to %d approvers", caveat.MaxApprovers)
+		}
+		a.Members = make([]caveat.Member, max(n, 0))
+		for i := 0; i < n && !r.Failed(); i++ {
 			e := r.Text()
 			end := r.Offset()
-			if key == 1 {
-				a.KeyID = src.sub(end-len(e), end)
-			} else if a.Location = src.sub(end-len(e), end); a.Location == "" && !r.Failed() {
-				return syntaxErr(caveat.Approval, "an empty location must be left out, not written as key 4")
-			}
-		case 2:
+			a.Members[i].KeyID = src.sub(end-len(e), end)
+		}
+	case 7:
+		if n := r.Array(); n != len(a.Members) && !r.Failed() {
+			return syntaxErr(caveat.Approval, "as many keys (7) as key ids (6)")
+		}
+		for i := 0; i < len(a.Members) && !r.Failed(); i++ {
 			b := r.Bytes()
-			if len(b) != len(a.Key) && !r.Failed() {
+			if len(b) != 32 && !r.Failed() {
 				return syntaxErr(caveat.Approval, "key must be 32 bytes")
 			}
-			copy(a.Key[:], b)
-		case 3:
-			b := r.Bytes()
-			if len(b) != len(a.Nonce) && !r.Failed() {
-				return syntaxErr(caveat.Approval, "nonce must be 16 bytes")
-			}
-			copy(a.Nonce[:], b)
+			copy(a.Members[i].Key[:], b)
 		}
 	}
 	return nil

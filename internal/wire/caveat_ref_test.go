@@ -40,14 +40,40 @@ func decodeValueReference(k caveat.Kind, raw []byte) (caveat.Caveat, error) {
 	case caveat.Holder, caveat.Args:
 		err = Unmarshal(raw, &c.Bytes, TicketLimits())
 	case caveat.Approval:
-		var a approverValue
-		err = Unmarshal(raw, &a, TicketLimits())
-		if len(a.Key) != 32 || len(a.Nonce) != 16 {
+		var a struct { // both forms' keys; the re-encoding below keeps one form
+			KeyID    string   `cbor:"1,keyasint"`
+			Key      []byte   `cbor:"2,keyasint"`
+			Nonce    []byte   `cbor:"3,keyasint"`
+			Location string   `cbor:"4,keyasint"`
+			Need     *uint64  `cbor:"5,keyasint"`
+			KeyIDs   []string `cbor:"6,keyasint"`
+			Keys     [][]byte `cbor:"7,keyasint"`
+		}
+		if err = Unmarshal(raw, &a, TicketLimits()); err != nil {
+			break
+		}
+		if len(a.Nonce) != 16 {
 			return caveat.Caveat{}, syntaxErr(k, "sizes")
 		}
 		c.Approver = &caveat.Approver{KeyID: a.KeyID, Location: a.Location}
-		copy(c.Approver.Key[:], a.Key)
 		copy(c.Approver.Nonce[:], a.Nonce)
+		if a.Need == nil && a.KeyIDs == nil && a.Keys == nil {
+			if len(a.Key) != 32 {
+				return caveat.Caveat{}, syntaxErr(k, "sizes")
+			}
+			copy(c.Approver.Key[:], a.Key)
+			break
+		}
+		if a.Need == nil || *a.Need > 8 || a.Key != nil || len(a.KeyIDs) != len(a.Keys) {
+			return caveat.Caveat{}, syntaxErr(k, "threshold form")
+		}
+		c.Approver.Need, c.Approver.Members = int(*a.Need), make([]caveat.Member, len(a.KeyIDs))
+		for i := range a.KeyIDs {
+			if len(a.Keys[i]) != 32 {
+				return caveat.Caveat{}, syntaxErr(k, "sizes")
+			}
+			c.Approver.Members[i] = caveat.Member{KeyID: a.KeyIDs[i], Key: [32]byte(a.Keys[i])}
+		}
 	default:
 		if err := Check(raw, TicketLimits()); err != nil {
 			return caveat.Caveat{}, syntaxErr(k, "raw")
@@ -73,6 +99,10 @@ var (
 	approvalHex = "a3" + "01616b" + "025820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
 		"0350000102030405060708090a0b0c0d0e0f"
 	approvalLocHex = "a4" + approvalHex[2:] + "046a68747470733a2f2f612f" // 4: "https://a/"
+	// 2 of a, b: 3 nonce, 5 threshold, 6 key ids, 7 keys (bytes 0..31 and 1..32).
+	thresholdHex = "a4" + "0350000102030405060708090a0b0c0d0e0f" + "0502" + "068261616162" +
+		"07825820000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
+		"58200102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"
 )
 
 func FuzzDecodeCaveatMatchesReference(f *testing.F) {
@@ -81,7 +111,7 @@ func FuzzDecodeCaveatMatchesReference(f *testing.F) {
 		hex string
 	}{{1, "8169726561645f66696c65"}, {3, "81647372632f"}, {5, "05"}, {6, "1a6b0d7350"}, {9, "821a0007a120635553 44"},
 		{12, "6568656c6c6f"}, {13, "5820" + "00000000000000000000000000000000000000000000000000000000000000ff"},
-		{14, approvalHex}, {14, approvalLocHex}, {15, "5820" + strings.Repeat("ab", 32)},
+		{14, approvalHex}, {14, approvalLocHex}, {14, thresholdHex}, {15, "5820" + strings.Repeat("ab", 32)},
 		{1, "826162616"}, {5, "1805"}, {9, "83010203"}, {99, "a10102"}, {4, "816b4558414d504c452e434f4d"}} {
 		f.Add(s.k, mustHexF(s.hex))
 	}

@@ -120,6 +120,12 @@ export async function runVector(lib, file, v) {
     }
     const got = canon(pinned(d)), want = canon(expected(r));
     if (got !== want) bad.push(`${where}:\n  got  ${got}\n  want ${want}`);
+    // The reason FORMAT.md §7 step 6a fixes byte for byte, when the
+    // description of a one-request vector states it.
+    const reason = /the reason (?:is )?"([^"]+)"/.exec(v.description ?? "");
+    if (reason && v.requests.length === 1 && !d.refusals.some((x) => x.reason === reason[1])) {
+      bad.push(`${where}: no refusal says ${JSON.stringify(reason[1])}`);
+    }
     if (v.sequence) {
       const c = d.decision === "allowed" ? chargeAll(store, d.budgets, q.cost) : {};
       if (c.charge !== r.charge || c.exhausted !== r.exhausted) {

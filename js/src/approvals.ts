@@ -2,7 +2,7 @@
 // of §7.
 
 import { base32, concat, equalBytes, hex } from "./bytes.js";
-import { type Approval, type CheckRequest, KIND, caveatHolds, kindName } from "./caveats.js";
+import { type Approval, type Approver, type CheckRequest, KIND, caveatHolds, kindName } from "./caveats.js";
 import { ed25519Verify, sha256 } from "./crypto.js";
 import { type Budget, type Decision, budgetsOf, refusal } from "./decision.js";
 import { L_BIND, L_DISCHARGE, L_ID } from "./labels.js";
@@ -64,14 +64,16 @@ function checkDischarge(x: UnverifiedDischarge, did: string, ctx: ApprovalContex
 export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarge[], ctx: ApprovalContext, d: Decision): Promise<void> {
   const binds: Uint8Array[] = [];
   const used: Budget[] = [];
-  for (let j = 0; j < t.blocks.length; j++) {
-    const ac = t.blocks[j].caveats.find((c) => c.kind === KIND.approval);
-    if (!ac) continue;
-    const a = ac.value as Approval;
+  const approvals = inForce(t);
+  for (const { j, a } of approvals) {
     const bind = await binding(t, j);
     binds.push(bind);
     const matches = ds.map((x, n) => ({ x, n })).filter(({ x }) => equalBytes(x.binding, bind));
     const refuse: Refuse = (kind, why) => d.refusals.push(refusal("approval", j, kind, why));
+    if (a.members !== undefined) {
+      await checkThreshold(j, a, a.members, a.need!, bind, matches, ctx, d, refuse, used);
+      continue;
+    }
     if (matches.length === 0) {
       const at = a.location !== undefined ? ` at ${a.location}` : "";
       refuse(KIND.approval, `approval required from ${a.keyId}${at} (code ${bindingCode(bind)})`);
@@ -86,17 +88,7 @@ export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarg
       refuse(KIND.approval, "discharge is from another approver key id");
       continue;
     }
-    if (!(await ed25519Verify(a.key, concat(L_DISCHARGE, x.block), x.signature))) {
-      refuse(KIND.approval, "discharge signature does not verify");
-      continue;
-    }
-    const did = hex(await sha256(concat(L_ID, x.signature)));
-    const before = d.refusals.length;
-    checkDischarge(x, did, ctx, refuse, () => d.refusals.push(refusal("revoked", j, KIND.approval, "discharge revoked")));
-    if (d.refusals.length === before) {
-      d.approvals.push({ block: j, key_id: a.keyId, discharge: n, id: did });
-      used.push(...budgetsOf(x.caveats, j, did, n));
-    }
+    await checkOne(j, { keyId: a.keyId, key: a.key }, x, n, ctx, d, refuse, used);
   }
   ds.forEach((x, n) => {
     if (!binds.some((b) => equalBytes(b, x.binding))) {
@@ -104,4 +96,69 @@ export async function checkApprovals(t: UnverifiedTicket, ds: UnverifiedDischarg
     }
   });
   d.budgets.push(...used);
+}
+
+/**
+ * The approvals in force (FORMAT.md §4.6), by the block j where their
+ * nonce first appears, ascending: each the latest caveat with that nonce.
+ */
+function inForce(t: UnverifiedTicket): Array<{ j: number; a: Approval }> {
+  const out: Array<{ j: number; a: Approval }> = [];
+  t.blocks.forEach((b, j) => {
+    const ac = b.caveats.find((c) => c.kind === KIND.approval);
+    if (!ac) return;
+    const a = ac.value as Approval;
+    const first = out.find((e) => equalBytes(e.a.nonce, a.nonce));
+    if (first) first.a = a;
+    else out.push({ j, a });
+  });
+  return out;
+}
+
+// checkOne is sub-steps 3 to 6 of step 6a for a discharge x (index n)
+// whose key id is the approver m's; true when it passed them all, and
+// then it is used.
+async function checkOne(j: number, m: Approver, x: UnverifiedDischarge, n: number, ctx: ApprovalContext, d: Decision,
+  refuse: Refuse, used: Budget[]): Promise<boolean> {
+  if (!(await ed25519Verify(m.key, concat(L_DISCHARGE, x.block), x.signature))) {
+    refuse(KIND.approval, "discharge signature does not verify");
+    return false;
+  }
+  const did = hex(await sha256(concat(L_ID, x.signature)));
+  const before = d.refusals.length;
+  checkDischarge(x, did, ctx, refuse, () => d.refusals.push(refusal("revoked", j, KIND.approval, "discharge revoked")));
+  if (d.refusals.length !== before) return false;
+  d.approvals.push({ block: j, key_id: m.keyId, discharge: n, id: did });
+  used.push(...budgetsOf(x.caveats, j, did, n));
+  return true;
+}
+
+const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"];
+
+// checkThreshold is sub-step 8 of step 6a: the discharges bound to a
+// threshold approval, in the request's order, then the threshold.
+async function checkThreshold(j: number, a: Approval, members: Approver[], need: number, bind: Uint8Array,
+  matches: Array<{ x: UnverifiedDischarge; n: number }>, ctx: ApprovalContext, d: Decision, refuse: Refuse, used: Budget[]): Promise<void> {
+  const approved = members.map(() => false);
+  for (let i = 0; i < matches.length; i++) {
+    const { x, n } = matches[i];
+    const m = members.findIndex((e) => e.keyId === x.keyId);
+    if (m < 0) {
+      refuse(KIND.approval, "discharge is from another approver key id");
+      continue;
+    }
+    const same = matches.filter((e) => e.x.keyId === x.keyId);
+    if (same.length > 1) {
+      if (same[0].n === n) refuse(KIND.approval, `more than one discharge from ${x.keyId}`);
+      continue;
+    }
+    approved[m] = await checkOne(j, members[m], x, n, ctx, d, refuse, used);
+  }
+  const have = approved.filter((v) => v).length;
+  if (have >= need) return;
+  const yes = members.filter((_, i) => approved[i]).map((e) => e.keyId);
+  const no = members.filter((_, i) => !approved[i]).map((e) => e.keyId);
+  const by = have > 0 ? `approved by ${yes.join(", ")}; ` : "";
+  const at = a.location !== undefined ? ` at ${a.location}` : "";
+  refuse(KIND.approval, `approvals required: ${need} of ${members.length}: ${by}waiting for ${WORDS[need - have]} of ${no.join(", ")}${at} (code ${bindingCode(bind)})`);
 }

@@ -4,9 +4,12 @@
 import type { Item } from "./cbor.js";
 import { compareUTF8, equalBytes } from "./bytes.js";
 import { Malformed } from "./errors.js";
-import { isSmallOrder } from "./smallorder.js";
 import { isPrintable } from "./unicode.js";
 import { parseURI, portValue } from "./uri.js";
+import { type Approval, approvalNarrows, approvalOf } from "./approval.js";
+
+export type { Approval, Approver } from "./approval.js";
+export { approversOf, thresholdOf } from "./approval.js";
 
 export const KIND = {
   tools: 1, ops: 2, paths: 3, hosts: 4, calls: 5, until: 6, nbf: 7, aud: 8,
@@ -22,7 +25,6 @@ export function kindName(kind: number | bigint): string {
 }
 
 export interface Amount { micros: bigint; currency: string }
-export interface Approval { keyId: string; key: Uint8Array; nonce: Uint8Array; location?: string }
 
 /**
  * One caveat: a kind (a bigint only for unknown kinds past 2^53) and its
@@ -79,7 +81,7 @@ export function validKeyId(s: string, noPlus: boolean): boolean {
   return true;
 }
 
-function fail(what: string, kind: number, why: string): never {
+export function fail(what: string, kind: number, why: string): never {
   throw new Malformed(`${what}: caveat ${kindName(kind)}: ${why}`);
 }
 
@@ -113,21 +115,6 @@ function bytesOf(it: Item, what: string, kind: number, n: number): Uint8Array {
   return it.b;
 }
 
-function approvalOf(it: Item, what: string): Approval {
-  const k = KIND.approval;
-  if (it.t !== 5) fail(what, k, "not a map");
-  const a: Partial<Approval> = {};
-  for (const [key, v] of it.m) {
-    const f = key.t === 0 ? key.v : -1n;
-    if (f === 1n && v.t === 3 && validKeyId(v.s, true)) a.keyId = v.s;
-    else if (f === 2n && v.t === 2 && v.b.length === 32 && !isSmallOrder(v.b)) a.key = v.b;
-    else if (f === 3n && v.t === 2 && v.b.length === 16) a.nonce = v.b;
-    else if (f === 4n && v.t === 3 && v.n >= 1 && v.n <= 256 && isPrintable(v.s)) a.location = v.s;
-    else fail(what, k, "invalid field");
-  }
-  if (a.keyId === undefined || a.key === undefined || a.nonce === undefined) fail(what, k, "missing field");
-  return a as Approval;
-}
 
 /** Decodes one caveat value of a known or unknown kind, or throws Malformed. */
 export function decodeCaveat(kind: bigint, it: Item, what: string): Caveat {
@@ -276,6 +263,7 @@ export function narrows(c: Caveat, e: Caveat): boolean {
       const a = c.value as Amount, b = e.value as Amount;
       return a.currency === b.currency && a.micros <= b.micros;
     }
+    case KIND.approval: return approvalNarrows(c.value as Approval, e.value as Approval);
     default: return true;
   }
 }

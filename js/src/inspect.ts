@@ -93,9 +93,15 @@ export function caveatView(c: Caveat): CaveatView {
     }
     case KIND.approval: {
       const a = v as Approval;
+      const loc = a.location !== undefined ? ":" + a.location : "";
+      if (a.members !== undefined) {
+        const value = { need: a.need, approvers: a.members.map((m) => ({ key_id: m.keyId, key: b64urlEncode(m.key) })),
+          nonce: b64urlEncode(a.nonce), ...(a.location !== undefined ? { location: a.location } : {}) };
+        const list = value.approvers.map((m) => `${m.key_id}:${m.key}`).join(" ");
+        return { kind: name, value, text: `approval=${a.need} of ${list}:${value.nonce}${loc}` };
+      }
       const value = { key_id: a.keyId, key: b64urlEncode(a.key), nonce: b64urlEncode(a.nonce),
         ...(a.location !== undefined ? { location: a.location } : {}) };
-      const loc = a.location !== undefined ? ":" + a.location : "";
       return { kind: name, value, text: `approval=${a.keyId}:${value.key}:${value.nonce}${loc}` };
     }
     default: {

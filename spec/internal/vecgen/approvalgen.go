@@ -29,11 +29,14 @@ const (
 )
 
 // approverKeys makes the approvers: pricing-lead, other-lead under its own
-// id, and pricing-lead-2, another key under the id pricing-lead.
+// id, and pricing-lead-2, another key under the id pricing-lead; for the
+// threshold approvals alice, bob and carol, and bob-2, another key under
+// the id bob.
 func (g *gen) approverKeys() {
 	g.file.Approvers = map[string]Approver{}
 	g.approvers = map[string]*key.Signing{}
-	for _, a := range []struct{ name, id string }{{"pricing-lead", "pricing-lead"}, {"other-lead", "other-lead"}, {"pricing-lead-2", "pricing-lead"}} {
+	for _, a := range []struct{ name, id string }{{"pricing-lead", "pricing-lead"}, {"other-lead", "other-lead"}, {"pricing-lead-2", "pricing-lead"},
+		{"alice", "alice"}, {"bob", "bob"}, {"carol", "carol"}, {"bob-2", "bob"}} {
 		k, err := rootKey("spec approver "+a.name, a.id, key.Ed25519)
 		g.fail(err)
 		if err != nil {

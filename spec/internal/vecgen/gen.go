@@ -59,6 +59,7 @@ func Generate() ([]byte, error) {
 	}
 	g.approverKeys()
 	g.approvalVectors()
+	g.thresholdVectors()
 	g.argsCases()
 	if g.err != nil {
 		return nil, g.err

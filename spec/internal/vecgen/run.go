@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -96,15 +97,24 @@ func (f *File) Run(v *Vector) error {
 	if v.Sequence {
 		l = &ledger{guard.NewMemoryStore()}
 	}
+	reason := ""
+	if m := normativeReason.FindStringSubmatch(v.Description); m != nil && len(v.Requests) == 1 {
+		reason = m[1]
+	}
 	for i := range v.Requests {
-		if err := runRequest(t, keys, opts, &v.Requests[i], v.Intermediate, l); err != nil {
+		if err := runRequest(t, keys, opts, &v.Requests[i], v.Intermediate, l, reason); err != nil {
 			return fmt.Errorf("request %d: %w", i, err)
 		}
 	}
 	return nil
 }
 
-func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *Request, im *Intermediate, l *ledger) error {
+// normativeReason finds, in a vector's description, the reason FORMAT.md
+// §7 step 6a fixes byte for byte (a missing approval, a threshold not
+// reached): with one request, one of its refusals must say exactly that.
+var normativeReason = regexp.MustCompile(`the reason (?:is )?"([^"]+)"`)
+
+func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *Request, im *Intermediate, l *ledger, reason string) error {
 	now, err := time.Parse(time.RFC3339, r.Now)
 	if err != nil {
 		return err
@@ -153,6 +163,9 @@ func runRequest(t *token.Ticket, keys *token.Keyring, opts *verify.Options, r *R
 		if string(f.Check) != w.Check || f.Block != w.Block || kind != w.Kind {
 			return fmt.Errorf("refusal %d is %q, want %+v", i, f, w)
 		}
+	}
+	if reason != "" && !slices.ContainsFunc(d.Refusals, func(f verify.Refusal) bool { return f.Reason == reason }) {
+		return fmt.Errorf("no refusal says %q: %v", reason, d.Refusals)
 	}
 	if err := checkCarried(&d, r); err != nil {
 		return err
