@@ -18,33 +18,5 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-pkg=@modelcontextprotocol/sdk
-
-die() { echo "install.sh: $*" >&2; exit 1; }
-
-command -v node >/dev/null || die "node is not installed (need Node.js 20 or later)"
-command -v npm >/dev/null || die "npm is not installed"
-major=$(node -p 'process.versions.node.split(".")[0]') || die "node does not run"
-[ "$major" -ge 20 ] || die "node $(node --version) is too old: $pkg needs Node.js 20 or later"
-
-dir=${1:-}
-if [ -z "$dir" ]; then
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/tickettool-e2e-listen-node.XXXXXX")
-fi
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd -P)
-
-want=$(node -p "require(process.argv[1]).dependencies['$pkg']" "$here/package.json")
-cp "$here/package.json" "$here/package-lock.json" "$here/client.mjs" "$dir/"
-# npm ci installs exactly the lockfile (and fails if it does not match
-# package.json); no lifecycle scripts are needed, so none are run.
-(cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=warn >&2) ||
-  die "npm ci failed in $dir (is the npm registry reachable?)"
-
-entry=$dir/client.mjs
-[ -f "$dir/node_modules/$pkg/dist/esm/client/streamableHttp.js" ] || die "$pkg is missing after npm ci"
-[ -f "$entry" ] || die "$entry is missing after npm ci"
-got=$(node -p "require(process.argv[1]).version" "$dir/node_modules/$pkg/package.json")
-[ "$got" = "$want" ] || die "installed $pkg@$got, want $want"
-echo "install.sh: $pkg@$got in $dir" >&2
-echo "$entry"
+# The one pinned installer every such test shares.
+exec bash "$here/../../../internal/npmpin/install.sh" "$here" @modelcontextprotocol/sdk tickettool-e2e-listen-node client.mjs "$@"
