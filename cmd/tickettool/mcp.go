@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
-	"os/signal"
-	"syscall"
 
 	"github.com/tickettool/tickettool/key"
 	"github.com/tickettool/tickettool/mcp"
@@ -263,20 +260,8 @@ func runMCP(e *env, args []string) error {
 // group) and ends the guard with one line and the conventional status,
 // 128 plus the signal's number.
 func serveMCP(e *env, p *mcp.Proxy, command []string) error {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stoppedBy := make(chan os.Signal, 1)
-	go func() {
-		select {
-		case s := <-sigs:
-			stoppedBy <- s
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stoppedBy, stop := cancelOnSignal()
+	defer stop()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Env = withoutTicket(os.Environ())
 	cmd.Stderr = e.stderr
@@ -297,11 +282,7 @@ func serveMCP(e *env, p *mcp.Proxy, command []string) error {
 
 // signalStop is the end of a guard stopped by a signal.
 func signalStop(s os.Signal) error {
-	name, n := "SIGTERM", int(syscall.SIGTERM)
-	if s == os.Interrupt {
-		name, n = "SIGINT", int(syscall.SIGINT)
-	}
-	return &cliError{code: 128 + n, notice: true, err: fmt.Errorf("stopped by %s; the MCP server was stopped too", name)}
+	return &cliError{code: 128 + sigNumber(s), notice: true, err: fmt.Errorf("stopped by %s; the MCP server was stopped too", sigName(s))}
 }
 
 // startFailure is the error of a guard that did not start: a ticket that

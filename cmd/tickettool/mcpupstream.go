@@ -3,13 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/tickettool/tickettool/mcp"
 )
@@ -77,20 +74,8 @@ func readHeaderFile(path string) (http.Header, error) {
 // serveUpstream runs the guard between the agent on standard input and
 // output and the --upstream server until the agent's input ends.
 func serveUpstream(e *env, p *mcp.Proxy, up *mcp.Upstream) error {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stoppedBy := make(chan os.Signal, 1)
-	go func() {
-		select {
-		case s := <-sigs:
-			stoppedBy <- s
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stoppedBy, stop := cancelOnSignal()
+	defer stop()
 	err := p.ServeUpstream(ctx, e.stdin, e.stdout, up)
 	select {
 	case s := <-stoppedBy:
@@ -101,20 +86,6 @@ func serveUpstream(e *env, p *mcp.Proxy, up *mcp.Upstream) error {
 		return fail(exitRefused, err)
 	}
 	return nil
-}
-
-func sigName(s os.Signal) string {
-	if s == os.Interrupt {
-		return "SIGINT"
-	}
-	return "SIGTERM"
-}
-
-func sigNumber(s os.Signal) int {
-	if s == os.Interrupt {
-		return int(syscall.SIGINT)
-	}
-	return int(syscall.SIGTERM)
 }
 
 // profileOf is the server profile --profile or --profile-file names; nil

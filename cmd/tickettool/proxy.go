@@ -181,10 +181,7 @@ func serveProxy(e *env, srv *http.Server, ln net.Listener, decisions *batchedLog
 		defer cancel()
 		err := srv.Shutdown(ctx)
 		<-done
-		name := "SIGTERM"
-		if s == os.Interrupt {
-			name = "SIGINT"
-		}
+		name := sigName(s)
 		if err != nil {
 			return fail(exitRefused, fmt.Errorf("stopped by %s; requests still in flight after %v were cut off: %w", name, proxyShutdownTimeout, err))
 		}
