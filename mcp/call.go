@@ -98,7 +98,7 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 	}
 	// The line is the reader's buffer: the call outlives it in the queue.
 	c := &Call{m: m, line: bytes.Clone(line), params: params, modernForm: modern(params)}
-	if raw, ok := params["name"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &c.name) != nil {
+	if raw, ok := params["name"]; !ok || len(raw) == 0 || raw[0] != '"' || !decodeString(raw, &c.name) {
 		return nil, p.malformed(m, "params.name must be a string")
 	}
 	args := map[string]json.RawMessage{}
@@ -260,12 +260,16 @@ func refusalResponse(id json.RawMessage, text string, modern bool) []byte {
 // modern reports whether a request states a protocol version of
 // 2026-07-28 or later in its _meta.
 func modern(params map[string]json.RawMessage) bool {
-	var meta map[string]json.RawMessage
-	if raw, ok := params["_meta"]; !ok || json.Unmarshal(raw, &meta) != nil {
+	raw, ok := params["_meta"]
+	if !ok {
+		return false
+	}
+	meta, err := looseObject(raw)
+	if err != nil {
 		return false
 	}
 	var v string
-	return json.Unmarshal(meta[protocolVersionMeta], &v) == nil && v >= "2026-07-28"
+	return decodeString(meta[protocolVersionMeta], &v) && v >= "2026-07-28"
 }
 
 // settle ends an allowed call's reservation once its outcome is known:

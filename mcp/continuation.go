@@ -38,7 +38,13 @@ func inputRequired(fields map[string]json.RawMessage) string {
 		ResultType   string          `json:"resultType"`
 		RequestState json.RawMessage `json:"requestState"`
 	}
-	if json.Unmarshal(fields["result"], &r) != nil || r.ResultType != "input_required" {
+	raw := fields["result"]
+	// Most answers are not: skip decoding one that cannot name the type
+	// (an escape could spell it any way).
+	if !bytes.Contains(raw, []byte("_required")) && bytes.IndexByte(raw, '\\') < 0 {
+		return ""
+	}
+	if json.Unmarshal(raw, &r) != nil || r.ResultType != "input_required" {
 		return ""
 	}
 	var state string

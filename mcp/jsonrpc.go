@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
-
-	"github.com/tickettool/tickettool/internal/jcs"
 )
 
 // JSON-RPC error codes the proxy answers with.
@@ -57,13 +54,11 @@ var (
 func parseMessage(line []byte, strict bool) (*message, error) {
 	var fields map[string]json.RawMessage
 	var err error
+	line = bytes.Clone(line) // the members outlive a reader's buffer
 	if strict {
 		fields, err = strictObject(line)
 	} else {
-		err = json.Unmarshal(line, &fields)
-		if err == nil && fields == nil {
-			err = errNotObject
-		}
+		fields, err = looseObject(line)
 	}
 	if err != nil {
 		return nil, err
@@ -75,7 +70,7 @@ func parseMessage(line []byte, strict bool) (*message, error) {
 	}
 	m := &message{fields: fields}
 	if raw, ok := fields["method"]; ok {
-		if err := json.Unmarshal(raw, &m.method); err != nil {
+		if !decodeString(raw, &m.method) {
 			return nil, errBadMethod
 		}
 		m.hasMethod = true
@@ -88,41 +83,6 @@ func parseMessage(line []byte, strict bool) (*message, error) {
 		m.id, m.key = raw, k
 	}
 	return m, nil
-}
-
-// strictObject decodes a JSON object into its members, refusing anything
-// else and names that collide under case folding.
-func strictObject(data []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errNotObject
-	}
-	fields := map[string]json.RawMessage{}
-	folded := map[string]struct{}{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		name, _ := tok.(string)
-		f := jcs.FoldName(name)
-		if _, dup := folded[f]; dup {
-			return nil, errDupKey
-		}
-		folded[f] = struct{}{}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		fields[name] = raw
-	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("mcp: data after the JSON object")
-	}
-	return fields, nil
 }
 
 // keyOf normalises a JSON-RPC id. It reports false for anything but a
@@ -235,6 +195,9 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 // marshal encodes v without HTML escaping (so re-encoded members keep their
 // characters) and without a trailing newline.
 func marshal(v any) []byte {
+	if m, ok := v.(map[string]json.RawMessage); ok {
+		return marshalObject(m)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -243,7 +243,7 @@ func readIncoming(body []byte) (*incoming, *httpRefusal) {
 		return nil, badRequest(codeParseError, "the body must be one JSON-RPC message: a JSON object without duplicate names (batches are not accepted)")
 	}
 	in := &incoming{fields: fields}
-	if raw, ok := fields["method"]; ok && json.Unmarshal(raw, &in.method) != nil {
+	if raw, ok := fields["method"]; ok && !decodeString(raw, &in.method) {
 		return nil, badRequest(codeInvalidRequest, "method must be a string")
 	}
 	if raw, ok := fields["id"]; ok && in.method != "" {
@@ -259,12 +259,12 @@ func readIncoming(body []byte) (*incoming, *httpRefusal) {
 		if err != nil {
 			return nil, badRequest(codeInvalidParams, "params._meta must be a JSON object without duplicate names")
 		}
-		if raw, ok := meta[protocolVersionMeta]; ok && json.Unmarshal(raw, &in.metaVersion) != nil {
+		if raw, ok := meta[protocolVersionMeta]; ok && !decodeString(raw, &in.metaVersion) {
 			return nil, badRequest(codeInvalidParams, "the _meta protocol version must be a string")
 		}
 	}
 	if in.method == "initialize" {
-		json.Unmarshal(in.params["protocolVersion"], &in.initVersion)
+		decodeString(in.params["protocolVersion"], &in.initVersion)
 	}
 	field := ""
 	switch in.method {
@@ -274,7 +274,7 @@ func readIncoming(body []byte) (*incoming, *httpRefusal) {
 		field = "uri"
 	}
 	var name string
-	if raw, ok := in.params[field]; ok && field != "" && json.Unmarshal(raw, &name) == nil {
+	if raw, ok := in.params[field]; ok && field != "" && decodeString(raw, &name) {
 		in.name = &name
 	}
 	return in, nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -25,8 +24,7 @@ type lane struct {
 	p      *Proxy       // the proxy whose policy the relay runs
 	entry  *clientEntry // the client ticket's, with Listen.Clients
 	sid    string       // the 2025-11-25 session id; "" for the 2026-07-28 lane
-	in     *io.PipeWriter
-	inMu   sync.Mutex
+	in     *feed
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the relay ended
 	get    chan []byte   // the server's own messages, for the GET stream
@@ -54,15 +52,21 @@ type waiter struct {
 	token      json.RawMessage // the client's progress token; nil when none
 	initialize bool
 	toolsList  bool
-	msgs       chan []byte // messages about the request, the answer last
+	msgs       chan laneMsg // messages about the request, the answer last
+}
+
+// laneMsg is one message for a waiting client.
+type laneMsg struct {
+	data   []byte
+	answer bool // the request's answer: nothing follows it
 }
 
 // startLane starts a relay, under a client ticket's proxy with e; the
 // caller holds l.mu.
 func (l *listener) startLane(sid string, e *clientEntry) *lane {
-	pr, pw := io.Pipe()
+	in := newFeed()
 	ctx, cancel := context.WithCancel(l.ctx)
-	ln := &lane{l: l, p: l.p, entry: e, sid: sid, in: pw, cancel: cancel, done: make(chan struct{}),
+	ln := &lane{l: l, p: l.p, entry: e, sid: sid, in: in, cancel: cancel, done: make(chan struct{}),
 		get: make(chan []byte, listenBacklog), waiters: map[int64]*waiter{}, ids: map[idKey]int64{}}
 	if e != nil {
 		ln.p = e.p
@@ -70,11 +74,11 @@ func (l *listener) startLane(sid string, e *clientEntry) *lane {
 	}
 	ln.touch()
 	go func() {
-		err := l.back(ctx, ln.p, pr, ln)
+		err := l.back(ctx, ln.p, in, ln)
 		if err != nil && ctx.Err() == nil {
 			l.p.log.Printf("listen: a relay ended: %v", err)
 		}
-		pr.CloseWithError(io.ErrClosedPipe)
+		in.close()
 		cancel()
 		close(ln.done)
 		l.ended(ln)
@@ -94,9 +98,7 @@ func (ln *lane) ended() bool {
 // end ends the lane's input: the relay answers what it was sent, then
 // stops the server.
 func (ln *lane) end() {
-	ln.inMu.Lock()
-	defer ln.inMu.Unlock()
-	ln.in.Close()
+	ln.in.close()
 }
 
 func (ln *lane) touch() { ln.used.Store(time.Now().UnixNano()) }
@@ -121,10 +123,7 @@ func (ln *lane) revision() string {
 
 // send gives the relay one message as one line.
 func (ln *lane) send(msg []byte) error {
-	ln.inMu.Lock()
-	defer ln.inMu.Unlock()
-	_, err := ln.in.Write(append(bytes.Clone(msg), '\n'))
-	return err
+	return ln.in.send(msg, ln.done)
 }
 
 // register gives a request the listener's next id and rewrites it (and
@@ -135,7 +134,7 @@ func (ln *lane) register(in *incoming, holder *caveat.HolderProof) (*waiter, int
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
 	w := &waiter{id: in.id, initialize: in.method == "initialize", toolsList: in.method == "tools/list",
-		msgs: make(chan []byte, listenBacklog)}
+		msgs: make(chan laneMsg, listenBacklog)}
 	w.key, _ = keyOf(in.id)
 	num := json.RawMessage(strconv.FormatInt(n, 10))
 	in.fields["id"] = num
@@ -199,8 +198,8 @@ func (ln *lane) Write(b []byte) (int, error) {
 // route sends one message of the relay's to the request it answers or
 // concerns (its id, its progress token), else to the GET stream.
 func (ln *lane) route(msg []byte) {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(msg, &fields) != nil {
+	fields, err := looseObject(msg)
+	if err != nil {
 		ln.l.p.log.Printf("listen: dropped a message for the agent that is not a JSON object")
 		return
 	}
@@ -219,13 +218,13 @@ func (ln *lane) route(msg []byte) {
 		if w.toolsList {
 			ln.learnParams(fields["result"])
 		}
-		w.msgs <- marshal(fields) // the answer always has room: see serve
+		w.msgs <- laneMsg{data: marshal(fields), answer: true} // the answer always has room: see serve
 		close(w.msgs)
 		return
 	}
 	if w, ok := ln.concernOf(fields); ok {
 		select {
-		case w.msgs <- marshal(fields):
+		case w.msgs <- laneMsg{data: marshal(fields)}:
 		default: // a client that does not read its stream loses progress
 		}
 		return
@@ -243,11 +242,11 @@ func (ln *lane) route(msg []byte) {
 // 2026-07-28 subscription's notification (the subscriptions/listen
 // request's id).
 func (ln *lane) concernOf(fields map[string]json.RawMessage) (*waiter, bool) {
-	var params, meta map[string]json.RawMessage
-	if json.Unmarshal(fields["params"], &params) != nil {
+	params, err := looseObject(fields["params"])
+	if err != nil {
 		return nil, false
 	}
-	json.Unmarshal(params["_meta"], &meta)
+	meta, _ := looseObject(params["_meta"])
 	raw, member := params["progressToken"], "progressToken"
 	if sub, ok := meta[subscriptionMeta]; ok {
 		raw, member = sub, subscriptionMeta
@@ -318,42 +317,59 @@ func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming, hold
 		(&httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "the session ended"}).write(w, in.id)
 		return
 	}
-	sse := acceptsSSE(r)
-	if sse {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		flush(w)
-	}
+	ln.answer(w, r, in, n, wt)
+}
+
+// answer writes what comes back for a request: one JSON object when the
+// answer is the first message (so a call answered at once costs one
+// write, as a direct call does), else an SSE stream, opened by the first
+// message the server sends while the request runs (progress, a request
+// of its own), for a client that accepts text/event-stream (the
+// transport lets the server choose either). A client that does not gets
+// the answer alone.
+func (ln *lane) answer(w http.ResponseWriter, r *http.Request, in *incoming, n int64, wt *waiter) {
+	sse, streaming := acceptsSSE(r), false
 	for {
 		select {
 		case msg, ok := <-wt.msgs:
-			if !ok {
+			switch {
+			case !ok:
 				return
-			}
-			if sse {
-				writeEvent(w, msg)
-				continue
-			}
-			if _, notification := jsonMember(msg, "method"); !notification {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(msg)
+			case streaming:
+				writeEvent(w, msg.data)
+			case msg.answer:
+				writeJSON(w, msg.data)
+			case sse:
+				startStream(w)
+				streaming = true
+				writeEvent(w, msg.data)
 			}
 		case <-r.Context().Done():
 			ln.abandon(n, wt)
 			return
 		case <-ln.done:
 			msg := errorResponse(in.id, codeInternalError, "mcp: the guard's relay to the server ended before the answer")
-			if sse {
+			if streaming {
 				writeEvent(w, msg)
 			} else {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(msg)
+				writeJSON(w, msg)
 			}
 			return
 		}
 	}
+}
+
+func startStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+}
+
+func writeJSON(w http.ResponseWriter, msg []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.Write(msg)
 }
 
 // abandon forgets a request whose client went away. Under 2026-07-28
@@ -413,14 +429,4 @@ func writeEvent(w http.ResponseWriter, msg []byte) {
 
 func flush(w http.ResponseWriter) {
 	http.NewResponseController(w).Flush()
-}
-
-// jsonMember returns a member of a JSON object.
-func jsonMember(msg []byte, name string) (json.RawMessage, bool) {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(msg, &fields) != nil {
-		return nil, false
-	}
-	v, ok := fields[name]
-	return v, ok
 }

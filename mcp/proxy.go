@@ -60,10 +60,21 @@ func (p *Proxy) relay(ctx context.Context, agentIn io.Reader, agentOut io.Writer
 		close(t.done)
 		t.s.End()
 	}()
+	if c, ok := server.(interface{ cancels(idKey) bool }); ok {
+		t.s.cancels = c.cancels
+	}
 	down := start(t)
 	go t.runCalls(agentEnded)
 	go func() {
-		t.pump(agentIn, t.fromAgent)
+		if f, ok := agentIn.(*feed); ok {
+			f.attach(t.fromAgent)
+			select {
+			case <-f.closed:
+			case <-t.done:
+			}
+		} else {
+			t.pump(agentIn, t.fromAgent)
+		}
 		t.s.AgentEnded()
 		// The end of the agent's input is queued behind its calls, so that
 		// every call it sent reaches the server before the server's input

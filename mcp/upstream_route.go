@@ -30,21 +30,17 @@ func readOutgoing(msg []byte) (*outgoing, error) {
 	if m.isRequest() {
 		o.id, o.key = m.id, m.key
 	}
-	var params map[string]json.RawMessage
-	if raw, ok := m.fields["params"]; ok {
-		json.Unmarshal(raw, &params)
-	}
-	var meta map[string]json.RawMessage
-	json.Unmarshal(params["_meta"], &meta)
-	json.Unmarshal(meta[protocolVersionMeta], &o.metaVersion)
-	json.Unmarshal(params["protocolVersion"], &o.initVersion)
+	params, _ := looseObject(m.fields["params"])
+	meta, _ := looseObject(params["_meta"])
+	decodeString(meta[protocolVersionMeta], &o.metaVersion)
+	decodeString(params["protocolVersion"], &o.initVersion)
 	o.cancelID = params["requestId"]
 	field := "name"
 	if o.method == "resources/read" {
 		field = "uri"
 	}
 	var name string
-	if json.Unmarshal(params[field], &name) == nil {
+	if decodeString(params[field], &name) {
 		o.name = &name
 	}
 	return o, nil
