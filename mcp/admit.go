@@ -77,6 +77,12 @@ func (s *Session) cancelled(requestID json.RawMessage) bool {
 		return true
 	}
 	if r, ok := s.pending[k]; ok && r.call {
+		if s.cancels != nil && s.cancels(k) {
+			// The transport closes the call's stream: its outcome is then
+			// unknown (held, then captured), as when a stream breaks.
+			s.p.log.Printf("passed on a cancellation of a call the server is running: its stream to the server is closed, and its outcome is unknown")
+			return false
+		}
 		s.p.log.Printf("kept back a cancellation of a call the server is running: the guard waits for its answer")
 		return true
 	}

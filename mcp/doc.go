@@ -82,7 +82,12 @@
 //   - notifications/cancelled for a call the proxy answered or has not yet
 //     checked is dropped (the server never saw that id), and so is one for a
 //     call in flight: the server would run it to its end without answering,
-//     and the order above needs the answer.
+//     and the order above needs the answer. The exception is a call sent
+//     to a Streamable HTTP server under protocol 2026-07-28, which has a
+//     stream of its own: its cancellation closes that stream (how that
+//     revision cancels), and the call's outcome is unknown — held, then
+//     captured, the agent told it counts as spent — as when a stream
+//     breaks.
 //   - A response (the agent's answer to a server request) whose result
 //     holds roots, and the roots in params.inputResponses of any request
 //     (multi round-trip requests, protocol 2026-07-28), keep only the

@@ -518,3 +518,59 @@ func TestListenProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestListenCancelByClosing: under 2026-07-28 a client that closes a call's
+// stream cancels the call: the guard closes the call's own stream to the
+// server, which is how that revision cancels.
+func TestListenCancelByClosing(t *testing.T) {
+	closed := make(chan struct{})
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			close(closed)
+		case <-time.After(20 * time.Second):
+		}
+	})
+	sk, keys := rootKey(t)
+	log := &syncBuffer{}
+	p, err := New(Config{Ticket: mint(t, sk, "tools=slow"), Keys: keys, Now: fixedNow, Log: log,
+		Profile: &Profile{Name: "t", Tools: map[string]ToolArgs{"slow": {ReadOnly: true}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(nil)
+	h, closeAll, err := p.ListenHandler(Listen{Addr: srv.Listener.Addr().String(), Upstream: &Upstream{URL: f.srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = h
+	srv.Start()
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close(); closeAll() })
+
+	body := strings.ReplaceAll(statelessCall, `"echo"`, `"slow"`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": ProtocolStateless, "Mcp-Method": "tools/call", "Mcp-Name": "slow"} {
+		req.Header.Set(k, v)
+	}
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitRequests(t, f, 1)
+	cancel()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the call's stream to the server stayed open after the client closed its own\n%s", log)
+	}
+}

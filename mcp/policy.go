@@ -24,6 +24,10 @@ type Session struct {
 	rootsReqs *idTable // server→agent roots/list requests awaiting an answer
 	refused   *idTable // agent→server tools/call ids the proxy answered
 	gate      *gate    // tools/call requests the server is running
+	// cancels, when the transport has it, reports whether a cancellation
+	// of the forwarded request k ends it at the transport (the closing of
+	// its 2026-07-28 stream), so that one of a running call is passed on.
+	cancels func(k idKey) bool
 
 	mu          sync.Mutex
 	queued      map[idKey]*Call      // tools/call requests waiting for Admit

@@ -50,6 +50,15 @@ func (h *httpSide) cancelStream(requestID json.RawMessage) bool {
 	return true
 }
 
+// cancels reports whether the request with key k is one whose stream
+// cancelStream would close: a 2026-07-28 request still awaiting its answer.
+func (h *httpSide) cancels(k idKey) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, ok := h.streams[k]
+	return ok && s.stateless
+}
+
 func (h *httpSide) send(o *outgoing) {
 	if o.id != nil {
 		defer h.inflight.Done()

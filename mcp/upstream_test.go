@@ -172,8 +172,6 @@ func TestUnsupportedRevision(t *testing.T) {
 // TestStatelessCancelClosesStream: under 2026-07-28 the agent's
 // cancellation of a request is the closing of its stream (the
 // notification is not sent); the agent is told its request has no answer.
-// A cancellation of a call in flight is kept back, as over stdio: the gate
-// needs its answer.
 func TestStatelessCancelClosesStream(t *testing.T) {
 	closed := make(chan string, 4)
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
@@ -207,6 +205,102 @@ func TestStatelessCancelClosesStream(t *testing.T) {
 	}
 }
 
+// TestStatelessCancelCall: under 2026-07-28 the agent's cancellation of a
+// call the server is running closes the call's stream, which is how that
+// revision cancels; the call may have run, so the agent hears that it
+// counts as spent and the receipts show it allowed, then captured. Under
+// 2025-11-25 the same cancellation is kept back: the call runs to its
+// answer.
+func TestStatelessCancelCall(t *testing.T) {
+	closed := make(chan string, 4)
+	release := make(chan struct{})
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		if strings.Contains(body, `"initialize"`) {
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+			return
+		}
+		if !strings.Contains(body, "tools/call") {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			closed <- idOf(body)
+		case <-release:
+			sse(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, idOf(body)))
+		}
+	})
+	logPath := filepath.Join(t.TempDir(), "r.log")
+	r := startUpstream(t, f, logPath, "tools=slow", "calls=5")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow",`+stateless+`}}`)
+	waitRequests(t, f, 1)
+	r.agentSays(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+stateless+`}}`)
+	select {
+	case id := <-closed:
+		if id != "1" {
+			t.Fatalf("closed the stream of %s", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's stream was not closed")
+	}
+	if got := r.agentGets(t); errorCode(t, got, "1") != codeInternalError || !strings.Contains(got, "counts as spent") {
+		t.Fatalf("agent got %s", got)
+	}
+	if got := receiptKinds(t, logPath); got != "allowed,captured" {
+		t.Errorf("receipts %s", got)
+	}
+
+	// Under 2025-11-25 the cancellation is kept back.
+	r.agentSays(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	r.agentGets(t)
+	r.agentSays(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.agentSays(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`)
+	waitRequests(t, f, 4)
+	r.agentSays(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	if got := r.agentGets(t); !strings.Contains(got, `"result"`) || idOf(got) != "2" {
+		t.Fatalf("agent got %s", got)
+	}
+	select {
+	case id := <-closed:
+		t.Fatalf("closed the stream of %s under 2025-11-25", id)
+	default:
+	}
+}
+
+// waitRequests waits until the fake server has had n requests.
+func waitRequests(t *testing.T, f *fakeHTTP, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(f.requests()) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server had %d requests, not %d", len(f.requests()), n)
+		}
+	}
+}
+
+// receiptKinds lists the kinds of the receipts in the log at path.
+func receiptKinds(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for e, err := range chain.Scan(bytes.NewReader(b)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, e.Record.Kind.String())
+	}
+	return strings.Join(kinds, ",")
+}
+
 // TestStreamBrokenMidCall: a call whose stream ends before its answer
 // may have run: the agent gets an error saying so, and the receipts show
 // it allowed, then captured.
@@ -223,18 +317,7 @@ func TestStreamBrokenMidCall(t *testing.T) {
 	if got := r.agentGets(t); errorCode(t, got, "1") != codeInternalError || !strings.Contains(got, "counts as spent") {
 		t.Fatalf("agent got %s", got)
 	}
-	b, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for e, err := range chain.Scan(bytes.NewReader(b)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		kinds = append(kinds, e.Record.Kind.String())
-	}
-	if got := strings.Join(kinds, ","); got != "allowed,captured" {
+	if got := receiptKinds(t, logPath); got != "allowed,captured" {
 		t.Errorf("receipts %s", got)
 	}
 }
@@ -467,18 +550,7 @@ func TestResumeStream(t *testing.T) {
 	}
 	r.pp.toProxy.Close()
 	time.Sleep(100 * time.Millisecond)
-	b, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for e, err := range chain.Scan(bytes.NewReader(b)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		kinds = append(kinds, e.Record.Kind.String())
-	}
-	if got := strings.Join(kinds, ","); got != "allowed,captured" {
+	if got := receiptKinds(t, logPath); got != "allowed,captured" {
 		t.Errorf("receipts %s", got)
 	}
 }
