@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tickettool/tickettool/caveat"
 	"github.com/tickettool/tickettool/guard"
 )
 
@@ -103,10 +102,11 @@ func (s *Session) cancelled(requestID json.RawMessage) bool {
 // in the order the agent sent them.
 func (s *Session) Admit(c *Call) Step {
 	if s.p.client {
-		// The proof of the request that carried the call: without one,
-		// a bound ticket refuses it.
-		if h, ok := s.p.proofs.LoadAndDelete(c.m.key); ok {
-			c.holder = h.(*caveat.HolderProof)
+		// The proof and discharges of the request that carried the call:
+		// without a proof, a bound ticket refuses it.
+		if v, ok := s.p.proofs.LoadAndDelete(c.m.key); ok {
+			pr := v.(*presented)
+			c.holder, c.discharges = pr.holder, pr.discharges
 		}
 	}
 	return s.admitUnder(c, s.p.state)

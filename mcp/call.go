@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -44,7 +45,10 @@ type Call struct {
 	cancelled    atomic.Bool // the agent cancelled it before it was checked
 	// holder is the client's proof for the request that carried the call
 	// (a proxy enforcing a client's ticket); nil otherwise.
-	holder     *caveat.HolderProof
+	holder *caveat.HolderProof
+	// discharges are the Ticket-Discharge headers of that request, tried
+	// before any of Config.DischargeDir.
+	discharges []string
 	modernForm bool
 	operation  string // the agent's operation key (OperationMeta), or ""
 }
@@ -187,8 +191,14 @@ func (p *Proxy) decide(st *ticketState, c *Call) verdict {
 		req.Paths = nil
 	}
 	var skipped skipCounts
+	req.Discharges = c.discharges
 	if len(st.approvals) > 0 && p.cfg.DischargeDir != "" {
-		req.Discharges, skipped = p.poolDischarges(st, req, now)
+		var pooled []string
+		pooled, skipped = p.poolDischarges(st, req, now)
+		req.Discharges = append(slices.Clip(c.discharges), pooled...)
+		if len(req.Discharges) > verify.MaxDischarges {
+			req.Discharges = req.Discharges[:verify.MaxDischarges]
+		}
 	}
 	d, err := p.guard.VerifyPreparedCall(ctx, st.prepared, req, now, guard.CallOptions{Operation: c.operation})
 	if err != nil {

@@ -117,7 +117,7 @@ type Proxy struct {
 	// possession of a bound ticket is each request's proof, found in
 	// proofs by the call's id.
 	client bool
-	proofs *sync.Map // idKey -> *caveat.HolderProof
+	proofs *sync.Map // idKey -> *presented
 }
 
 // New checks cfg and returns a proxy. It verifies the ticket's chain once

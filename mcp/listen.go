@@ -160,10 +160,20 @@ func (l *listener) back(ctx context.Context, p *Proxy, in io.Reader, out io.Writ
 }
 
 // client is who sent a request: with Listen.Clients, the entry of the
-// ticket it presented and its proof; the zero value otherwise.
+// ticket it presented, its proof and its discharges; the zero value
+// otherwise.
 type client struct {
-	entry  *clientEntry
-	holder *caveat.HolderProof
+	entry      *clientEntry
+	holder     *caveat.HolderProof
+	discharges []string
+}
+
+// presented is what the request carrying a tools/call presented beside
+// the client's ticket, kept for the call policy under the call's id: the
+// proof (nil for a Bearer ticket) and the Ticket-Discharge headers.
+type presented struct {
+	holder     *caveat.HolderProof
+	discharges []string
 }
 
 // present reads the ticket a request presents, with Listen.Clients; it
@@ -177,7 +187,7 @@ func (l *listener) present(w http.ResponseWriter, r *http.Request) (client, bool
 	if e == nil {
 		var c client
 		if c.entry, e = l.clientProxy(pr.Ticket); e == nil {
-			c.holder = pr.Holder
+			c.holder, c.discharges = pr.Holder, pr.Discharges
 			return c, true
 		}
 	}
@@ -324,11 +334,11 @@ func (l *listener) post(w http.ResponseWriter, r *http.Request) {
 		bad.write(w, in.id)
 		return
 	}
-	var holder *caveat.HolderProof
-	if call {
-		holder = c.holder
+	var pres *presented
+	if call && c.entry != nil {
+		pres = &presented{holder: c.holder, discharges: c.discharges}
 	}
-	ln.serve(w, r, in, holder)
+	ln.serve(w, r, in, pres)
 }
 
 func (in *incoming) idOrNil() json.RawMessage {

@@ -251,3 +251,63 @@ func resend(t *testing.T, last *lastRequest) (int, string) {
 	}
 	return resp.StatusCode, readAll(resp)
 }
+
+// headerTransport adds a header to every request.
+type headerTransport struct {
+	base       http.RoundTripper
+	name, text string
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Add(h.name, h.text)
+	return h.base.RoundTrip(r)
+}
+
+// TestListenClientDischarges: a client ticket that needs an approval is
+// refused (as a tool result naming the approver) until the client
+// presents the approver's discharge in a Ticket-Discharge header with its
+// call; then the call is allowed.
+func TestListenClientDischarges(t *testing.T) {
+	sk, _ := rootKey(t)
+	cs, err := caveat.ParseAll([]string{"tools=echo", "until=1h"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs = append(cs, approvalCaveat(t, approverKey(t), 1, "https://chat.example.com/lead"))
+	family, err := token.Mint(sk, cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := caveat.Parse("tools=echo", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	discharge := approve(t, family, tools, untilC(t, time.Hour))
+	s := startClientListen(t)
+	tk, h := boundTo(t, family)
+	ctx := listenCtx(t)
+	connect := func(base http.RoundTripper) *sdk.ClientSession {
+		t.Helper()
+		tr, err := dpophttp.NewTransport(tk, h, dpophttp.ClientOptions{Base: base, Now: fixedNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1.0.0"}, nil).Connect(ctx,
+			&sdk.StreamableClientTransport{Endpoint: s.url, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: tr}},
+			&sdk.ClientSessionOptions{ProtocolVersion: ProtocolStateless})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	without := connect(http.DefaultTransport)
+	if txt, isErr, err := sdkCall(ctx, without, "echo", map[string]any{"message": "x"}, ""); err != nil || !isErr || !strings.Contains(txt, "approval") {
+		t.Fatalf("without the discharge: %q %v %v\n%s", txt, isErr, err, s.log)
+	}
+	with := connect(&headerTransport{base: http.DefaultTransport, name: dpophttp.DischargeHeader, text: discharge})
+	if txt, isErr, err := sdkCall(ctx, with, "echo", map[string]any{"message": "x"}, ""); err != nil || isErr || txt != "echo:x" {
+		t.Fatalf("with the discharge: %q %v %v\n%s", txt, isErr, err, s.log)
+	}
+}

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tickettool/tickettool/caveat"
 )
 
 // lane is one relay of the listener: one Session of the call policy and
@@ -129,7 +127,7 @@ func (ln *lane) send(msg []byte) error {
 // register gives a request the listener's next id and rewrites it (and
 // its progress token) to that id; a tools/call's proof is kept for the
 // policy under that id.
-func (ln *lane) register(in *incoming, holder *caveat.HolderProof) (*waiter, int64, []byte) {
+func (ln *lane) register(in *incoming, pres *presented) (*waiter, int64, []byte) {
 	n := ln.l.nextID.Add(1)
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
@@ -150,8 +148,8 @@ func (ln *lane) register(in *incoming, holder *caveat.HolderProof) (*waiter, int
 	}
 	ln.waiters[n] = w
 	ln.ids[w.key] = n
-	if holder != nil && ln.p.client {
-		ln.p.proofs.Store(laneKey(n), holder)
+	if pres != nil && ln.p.client {
+		ln.p.proofs.Store(laneKey(n), pres)
 	}
 	return w, n, marshal(in.fields)
 }
@@ -290,7 +288,7 @@ func (ln *lane) noteVersion(result json.RawMessage) {
 
 // serve sends a client's message into the lane and, for a request, writes
 // what comes back for it.
-func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming, holder *caveat.HolderProof) {
+func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming, pres *presented) {
 	ln.touch()
 	defer ln.touch()
 	if ln.sid != "" {
@@ -311,7 +309,7 @@ func (ln *lane) serve(w http.ResponseWriter, r *http.Request, in *incoming, hold
 		badRequest(codeInvalidRequest, "%v", err).write(w, nil)
 		return
 	}
-	wt, n, line := ln.register(in, holder)
+	wt, n, line := ln.register(in, pres)
 	if err := ln.send(line); err != nil {
 		ln.forgetWaiter(n)
 		(&httpRefusal{status: http.StatusNotFound, code: codeInvalidRequest, msg: "the session ended"}).write(w, in.id)

@@ -113,8 +113,9 @@ each client presents the client's, bound to the client's own key, as
 "Authorization: DPoP TICKET" with a DPoP proof (RFC 9449; htu the public
 URL, --public-url, by default http://ADDR as bound, followed by the
 path), with the server's nonces; a request without one gets the DPoP
-challenge. Each tools/call is decided as above under the ticket and
-proof of the request that carries it, in one step with its budgets
+challenge. Each tools/call is decided as above under the ticket, proof
+and Ticket-Discharge headers (then --discharge-dir's discharges) of the
+request that carries it, in one step with its budgets
 (every ticket of a family shares them, through --store across guards);
 any other request needs its ticket valid and its proof never used
 before. A session started under one ticket takes no request under
