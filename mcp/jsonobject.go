@@ -270,3 +270,37 @@ func writeName(b *bytes.Buffer, k string) {
 	b.WriteString(k)
 	b.WriteByte('"')
 }
+
+// memberSpan returns where the value of the member name lies in data, a
+// JSON object that json.Valid accepted; false when name is not a member,
+// or is one more than once.
+func memberSpan(data []byte, name string) (start, end int, ok bool) {
+	for i := skipSpace(data, skipSpace(data, 0)+1); data[i] != '}'; {
+		nend := stringEnd(data, i)
+		n := decodeName(data[i:nend])
+		i = skipSpace(data, skipSpace(data, nend)+1) // past the ':'
+		vend := valueEnd(data, i)
+		if n == name {
+			if ok {
+				return 0, 0, false
+			}
+			start, end, ok = i, vend, true
+		}
+		if i = skipSpace(data, vend); data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	return start, end, ok
+}
+
+// replaceMember returns data, a JSON object that json.Valid accepted, with
+// the value of its one member name replaced by value (valid JSON) and
+// every other byte as it was; false when name is not exactly one member.
+func replaceMember(data []byte, name string, value []byte) ([]byte, bool) {
+	s, e, ok := memberSpan(data, name)
+	if !ok {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data)-(e-s)+len(value))
+	return append(append(append(out, data[:s]...), value...), data[e:]...), true
+}

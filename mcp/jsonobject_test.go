@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 
@@ -172,6 +173,75 @@ func TestMarshalObject(t *testing.T) {
 	}
 }
 
+// checkReplaceID holds replaceMember to its contract on data, whose
+// members (looseObject's) are fields: with exactly one id member, the
+// result has the same members but id, and the bytes around the value
+// unchanged; otherwise it reports false.
+func checkReplaceID(t *testing.T, data []byte, fields map[string]json.RawMessage) {
+	t.Helper()
+	ids := 0
+	for range idMembers(data) {
+		ids++
+	}
+	out, ok := replaceMember(data, "id", []byte(`"new"`))
+	if ok != (ids == 1) {
+		t.Fatalf("replaceMember(%q) = %v with %d id members", data, ok, ids)
+	}
+	if !ok {
+		return
+	}
+	got, err := looseObject(out)
+	if err != nil {
+		t.Fatalf("replaceMember(%q) = %q: %v", data, out, err)
+	}
+	want := maps.Clone(fields)
+	want["id"] = json.RawMessage(`"new"`)
+	if d := sameSplit(got, want, nil, nil); d != "" {
+		t.Fatalf("replaceMember(%q) = %q: %s", data, out, d)
+	}
+	s, e, _ := memberSpan(data, "id")
+	if !bytes.Equal(out[:s], data[:s]) || !bytes.Equal(out[len(out)-(len(data)-e):], data[e:]) {
+		t.Fatalf("replaceMember(%q) = %q changed bytes around the value", data, out)
+	}
+}
+
+// idMembers yields each top-level member of a valid object whose name
+// decodes to "id", by encoding/json's own tokens.
+func idMembers(data []byte) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return
+		}
+		for i := 0; dec.More(); i++ {
+			tok, err := dec.Token()
+			if err != nil {
+				return
+			}
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return
+			}
+			if tok == "id" && !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func TestReplaceMember(t *testing.T) {
+	for _, s := range []string{`{"id":1}`, ` { "a" : [1,{"id":2}] , "id" : 3 } `, `{"\u0069d":1}`, `{"id":1,"id":2}`, `{"x":1}`, `{}`} {
+		m, err := looseObject([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkReplaceID(t, []byte(s), m)
+	}
+	if out, ok := replaceMember([]byte(` {"b":{"id":0}, "id" :7 ,"c":"id"}`), "id", []byte("42")); !ok || string(out) != ` {"b":{"id":0}, "id" :42 ,"c":"id"}` {
+		t.Fatalf("replaceMember = %q, %v", out, ok)
+	}
+}
+
 // FuzzSplitObject holds strictObject and looseObject to the encoding/json
 // decoders they replace, decodeString to json.Unmarshal, and
 // marshalObject, on what looseObject split, to json.Encoder.
@@ -192,6 +262,9 @@ func FuzzSplitObject(f *testing.F) {
 		}
 		if err == nil && !bytes.Equal(marshalObject(got), referenceMarshal(got)) {
 			t.Fatalf("marshalObject(%q) = %s, json.Encoder gives %s", data, marshalObject(got), referenceMarshal(got))
+		}
+		if err == nil {
+			checkReplaceID(t, data, got)
 		}
 		var s, ws string
 		ok := decodeString(data, &s)

@@ -233,6 +233,7 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // incoming is what the listener reads of a message from a client.
 type incoming struct {
+	body        []byte // the message as it came
 	fields      map[string]json.RawMessage
 	params      map[string]json.RawMessage
 	method      string
@@ -252,7 +253,7 @@ func readIncoming(body []byte) (*incoming, *httpRefusal) {
 	if err != nil {
 		return nil, badRequest(codeParseError, "the body must be one JSON-RPC message: a JSON object without duplicate names (batches are not accepted)")
 	}
-	in := &incoming{fields: fields}
+	in := &incoming{body: body, fields: fields}
 	if raw, ok := fields["method"]; ok && !decodeString(raw, &in.method) {
 		return nil, badRequest(codeInvalidRequest, "method must be a string")
 	}

@@ -136,6 +136,7 @@ func (ln *lane) register(in *incoming, pres *presented) (*waiter, int64, []byte)
 	w.key, _ = keyOf(in.id)
 	num := json.RawMessage(strconv.FormatInt(n, 10))
 	in.fields["id"] = num
+	line := []byte(nil)
 	if raw, ok := in.params["_meta"]; ok {
 		if meta, err := strictObject(raw); err == nil {
 			if tok, ok := meta["progressToken"]; ok {
@@ -143,15 +144,32 @@ func (ln *lane) register(in *incoming, pres *presented) (*waiter, int64, []byte)
 				meta["progressToken"] = num
 				in.params["_meta"] = marshal(meta)
 				in.fields["params"] = marshal(in.params)
+				line = marshal(in.fields)
 			}
 		}
+	}
+	if line == nil {
+		line = withID(in.body, in.fields, num)
 	}
 	ln.waiters[n] = w
 	ln.ids[w.key] = n
 	if pres != nil && ln.p.client {
 		ln.p.proofs.Store(laneKey(n), pres)
 	}
-	return w, n, marshal(in.fields)
+	return w, n, line
+}
+
+// withID returns the message body (whose members are fields) with its id
+// replaced by id: every other byte as it came when the body is one line
+// with one id member, else the members encoded anew (a line of its own).
+func withID(body []byte, fields map[string]json.RawMessage, id json.RawMessage) []byte {
+	if bytes.IndexAny(body, "\r\n") < 0 {
+		if out, ok := replaceMember(body, "id", id); ok {
+			return out
+		}
+	}
+	fields["id"] = id
+	return marshal(fields)
 }
 
 // forgetWaiter drops a request whose client stopped waiting.
@@ -209,14 +227,13 @@ func (ln *lane) route(msg []byte) {
 			ln.l.p.log.Printf("listen: dropped an answer no client waits for")
 			return
 		}
-		fields["id"] = w.id
 		if w.initialize {
 			ln.noteVersion(fields["result"])
 		}
 		if w.toolsList {
 			ln.learnParams(fields["result"])
 		}
-		w.msgs <- laneMsg{data: marshal(fields), answer: true} // the answer always has room: see serve
+		w.msgs <- laneMsg{data: withID(msg, fields, w.id), answer: true} // the answer always has room: see serve
 		close(w.msgs)
 		return
 	}
