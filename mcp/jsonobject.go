@@ -152,12 +152,27 @@ var commonNames = func() map[string]string {
 	return m
 }()
 
+// commonValues are the string values of nearly every message (methods,
+// revisions), likewise.
+var commonValues = func() map[string]string {
+	m := map[string]string{}
+	for _, v := range append([]string{"2.0", "tools/call", "tools/list", "initialize", "notifications/initialized",
+		"notifications/progress", "notifications/cancelled", "complete", "input_required", "text"}, knownVersions...) {
+		m[v] = v
+	}
+	return m
+}()
+
 // decodeString decodes a JSON string value into s, as json.Unmarshal
 // into a string does, and reports whether raw was one.
 func decodeString(raw []byte, s *string) bool {
 	raw = trimJSON(raw)
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
 		inner := raw[1 : len(raw)-1]
+		if v, ok := commonValues[string(inner)]; ok {
+			*s = v
+			return true
+		}
 		if bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) && !hasControl(inner) {
 			*s = string(inner)
 			return true
