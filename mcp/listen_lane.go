@@ -196,6 +196,11 @@ func laneKey(n int64) idKey {
 // Write takes the relay's lines to the agent and routes each (io.Writer
 // for the relay).
 func (ln *lane) Write(b []byte) (int, error) {
+	if len(ln.partial) == 0 && bytes.IndexByte(b, '\n') == len(b)-1 {
+		// One whole line, as the relay writes them.
+		ln.route(bytes.Clone(b[:len(b)-1]))
+		return len(b), nil
+	}
 	ln.partial = append(ln.partial, b...)
 	for {
 		i := bytes.IndexByte(ln.partial, '\n')

@@ -238,8 +238,19 @@ func (h *httpSide) tooLongAnswer(o *outgoing) {
 
 // answers reports whether msg is a response to the request with key k.
 func answers(msg []byte, k idKey) bool {
-	m, err := parseMessage(trimJSON(msg), false)
-	return err == nil && !m.hasMethod && m.key == k
+	fields, err := looseObject(msg) // msg is not kept: no copy
+	if err != nil {
+		return false
+	}
+	if _, ok := fields["method"]; ok {
+		return false
+	}
+	id, ok := fields["id"]
+	if !ok || bytes.Equal(id, []byte("null")) {
+		return false
+	}
+	key, ok := keyOf(id)
+	return ok && key == k
 }
 
 // noteVersion keeps the revision the server's answer to the agent's
