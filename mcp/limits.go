@@ -166,6 +166,10 @@ const (
 	// answer, which always has room).
 	listenBacklog = 256
 
+	// senderIdle is how long a goroutine that sent a message to a
+	// Streamable HTTP server waits for the next before it ends.
+	senderIdle = 10 * time.Second
+
 	// ListenIdle is how long a 2025-11-25 session of the listener may go
 	// without a request, an answer pending or its GET stream open before
 	// the guard ends it (its server stopped, its calls settled); its next

@@ -141,6 +141,7 @@ func (p *Proxy) ServeUpstream(ctx context.Context, agentIn io.Reader, agentOut i
 	h := &httpSide{
 		p: p, up: up, client: client, ctx: hctx, cancel: cancel,
 		streams: map[idKey]*stream{},
+		work:    make(chan *outgoing),
 		params:  map[string][]paramHeader{},
 		done:    make(chan error, 1),
 	}
@@ -171,6 +172,7 @@ type httpSide struct {
 	streams  map[idKey]*stream        // the agent's requests awaiting their answer
 	params   map[string][]paramHeader // x-mcp-header annotations, by tool
 	inflight sync.WaitGroup
+	work     chan *outgoing // to a sender waiting for its next message
 
 	done    chan error
 	endOnce sync.Once

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"time"
 )
 
 // line sends one message of the policy's to the server, on a request of
@@ -28,8 +29,31 @@ func (h *httpSide) line(msg []byte) error {
 	if o.id != nil {
 		h.inflight.Add(1)
 	}
-	go h.send(o)
+	select {
+	case h.work <- o: // an idle sender takes it
+	default:
+		go h.sender(o)
+	}
 	return nil
+}
+
+// sender sends o, then the messages line hands it while it waits, for at
+// most senderIdle between them: a request's HTTP round trip grows its
+// goroutine's stack, which a sender keeps for the next.
+func (h *httpSide) sender(o *outgoing) {
+	idle := time.NewTimer(senderIdle)
+	defer idle.Stop()
+	for {
+		h.send(o)
+		idle.Reset(senderIdle)
+		select {
+		case o = <-h.work:
+		case <-idle.C:
+			return
+		case <-h.ctx.Done():
+			return
+		}
+	}
 }
 
 // cancelStream closes the stream of a stateless request the agent
