@@ -71,7 +71,7 @@ func agentParams(m *message) (map[string]json.RawMessage, error) {
 	if !ok || !m.hasMethod {
 		return nil, nil
 	}
-	params, err := strictObject(raw)
+	params, err := memberObject(raw, true)
 	if err != nil {
 		return nil, errors.New("mcp: params must be a JSON object without duplicate names")
 	}
@@ -108,7 +108,7 @@ func (p *Proxy) parseCall(m *message, params map[string]json.RawMessage, line []
 	args := map[string]json.RawMessage{}
 	if raw, ok := present(params, "arguments"); ok {
 		var err error
-		if args, err = strictObject(raw); err != nil {
+		if args, err = memberObject(raw, true); err != nil {
 			return nil, p.malformed(m, errArgsNames)
 		}
 	}
@@ -274,7 +274,7 @@ func modern(params map[string]json.RawMessage) bool {
 	if !ok {
 		return false
 	}
-	meta, err := looseObject(raw)
+	meta, err := memberObject(raw, false)
 	if err != nil {
 		return false
 	}

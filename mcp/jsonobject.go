@@ -42,12 +42,23 @@ func looseObject(data []byte) (map[string]json.RawMessage, error) {
 	return splitObject(data, false)
 }
 
+// memberObject is strictObject (strict) or looseObject for raw, a member
+// value an earlier split returned: json.Valid accepted it with the whole
+// text, so it is not checked again (the scan still never reads past raw).
+func memberObject(raw json.RawMessage, strict bool) (map[string]json.RawMessage, error) {
+	return split(raw, strict, false)
+}
+
 func splitObject(data []byte, strict bool) (map[string]json.RawMessage, error) {
+	return split(data, strict, true)
+}
+
+func split(data []byte, strict, check bool) (map[string]json.RawMessage, error) {
 	i := skipSpace(data, 0)
 	if i == len(data) || data[i] != '{' {
 		return nil, errNotObject
 	}
-	if !json.Valid(data) {
+	if check && !json.Valid(data) {
 		return nil, errNotJSON
 	}
 	// The members are slices of data (capped, so that appending to one
@@ -58,11 +69,17 @@ func splitObject(data []byte, strict bool) (map[string]json.RawMessage, error) {
 	var names [smallObject]string
 	var folded map[string]struct{}
 	n := 0
-	for i = skipSpace(b, i+1); b[i] != '}'; {
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
 		end := stringEnd(b, i)
+		if end < 0 {
+			return nil, errNotJSON
+		}
 		name := decodeName(b[i:end])
 		i = skipSpace(b, skipSpace(b, end)+1) // past the ':'
 		vend := valueEnd(b, i)
+		if vend < 0 {
+			return nil, errNotJSON
+		}
 		if strict {
 			if dupName(name, names[:min(n, smallObject)], &folded, n) {
 				return nil, errDupKey
@@ -73,9 +90,12 @@ func splitObject(data []byte, strict bool) (map[string]json.RawMessage, error) {
 			n++
 		}
 		fields[name] = b[i:vend:vend]
-		if i = skipSpace(b, vend); b[i] == ',' {
+		if i = skipSpace(b, vend); i < len(b) && b[i] == ',' {
 			i = skipSpace(b, i+1)
 		}
+	}
+	if i >= len(b) {
+		return nil, errNotJSON
 	}
 	return fields, nil
 }
@@ -197,9 +217,13 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index just past the valid JSON string at b[i].
+// stringEnd returns the index just past the JSON string at b[i], or -1
+// when b ends first (or b[i] starts no string).
 func stringEnd(b []byte, i int) int {
-	for j := i + 1; ; j++ {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
 			j++
@@ -207,19 +231,27 @@ func stringEnd(b []byte, i int) int {
 			return j + 1
 		}
 	}
+	return -1
 }
 
-// valueEnd returns the index just past the valid JSON value at b[i].
+// valueEnd returns the index just past the JSON value at b[i], or -1
+// when b ends first. It finds where a valid value ends; it checks
+// nothing else.
 func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
 	switch b[i] {
 	case '"':
 		return stringEnd(b, i)
 	case '{', '[':
 		depth := 0
-		for j := i; ; j++ {
+		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				j = stringEnd(b, j) - 1
+				if j = stringEnd(b, j) - 1; j < 0 {
+					return -1
+				}
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -228,12 +260,21 @@ func valueEnd(b []byte, i int) int {
 				}
 			}
 		}
+		return -1
 	}
 	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
+	for j < len(b) && !endsScalar(b[j]) {
 		j++
 	}
 	return j
+}
+
+func endsScalar(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
 }
 
 // marshalObject encodes members as marshal encodes the map (json.Encoder
@@ -290,18 +331,24 @@ func writeName(b *bytes.Buffer, k string) {
 // JSON object that json.Valid accepted; false when name is not a member,
 // or is one more than once.
 func memberSpan(data []byte, name string) (start, end int, ok bool) {
-	for i := skipSpace(data, skipSpace(data, 0)+1); data[i] != '}'; {
+	for i := skipSpace(data, skipSpace(data, 0)+1); i < len(data) && data[i] != '}'; {
 		nend := stringEnd(data, i)
+		if nend < 0 {
+			return 0, 0, false
+		}
 		n := decodeName(data[i:nend])
 		i = skipSpace(data, skipSpace(data, nend)+1) // past the ':'
 		vend := valueEnd(data, i)
+		if vend < 0 {
+			return 0, 0, false
+		}
 		if n == name {
 			if ok {
 				return 0, 0, false
 			}
 			start, end, ok = i, vend, true
 		}
-		if i = skipSpace(data, vend); data[i] == ',' {
+		if i = skipSpace(data, vend); i < len(data) && data[i] == ',' {
 			i = skipSpace(data, i+1)
 		}
 	}

@@ -266,6 +266,16 @@ func FuzzSplitObject(f *testing.F) {
 		if err == nil {
 			checkReplaceID(t, data, got)
 		}
+		// A member value is split without json.Valid: on valid text it
+		// splits alike; on any other it never reads past it.
+		mgot, merr := memberObject(data, true)
+		sgot, serr := strictObject(data)
+		if json.Valid(data) {
+			if d := sameSplit(mgot, sgot, merr, serr); d != "" {
+				t.Fatalf("memberObject(%q): %s", data, d)
+			}
+		}
+		memberSpan(data, "id")
 		var s, ws string
 		ok := decodeString(data, &s)
 		wok := json.Unmarshal(data, &ws) == nil

@@ -261,12 +261,12 @@ func readIncoming(body []byte) (*incoming, *httpRefusal) {
 		in.id = raw
 	}
 	if raw, ok := fields["params"]; ok && in.method != "" {
-		if in.params, err = strictObject(raw); err != nil {
+		if in.params, err = memberObject(raw, true); err != nil {
 			return nil, badRequest(codeInvalidParams, "params must be a JSON object without duplicate names")
 		}
 	}
 	if raw, ok := in.params["_meta"]; ok {
-		meta, err := strictObject(raw)
+		meta, err := memberObject(raw, true)
 		if err != nil {
 			return nil, badRequest(codeInvalidParams, "params._meta must be a JSON object without duplicate names")
 		}

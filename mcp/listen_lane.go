@@ -138,7 +138,7 @@ func (ln *lane) register(in *incoming, pres *presented) (*waiter, int64, []byte)
 	in.fields["id"] = num
 	line := []byte(nil)
 	if raw, ok := in.params["_meta"]; ok {
-		if meta, err := strictObject(raw); err == nil {
+		if meta, err := memberObject(raw, true); err == nil {
 			if tok, ok := meta["progressToken"]; ok {
 				w.token = tok
 				meta["progressToken"] = num
@@ -262,11 +262,11 @@ func (ln *lane) route(msg []byte) {
 // 2026-07-28 subscription's notification (the subscriptions/listen
 // request's id).
 func (ln *lane) concernOf(fields map[string]json.RawMessage) (*waiter, bool) {
-	params, err := looseObject(fields["params"])
+	params, err := memberObject(fields["params"], false)
 	if err != nil {
 		return nil, false
 	}
-	meta, _ := looseObject(params["_meta"])
+	meta, _ := memberObject(params["_meta"], false)
 	raw, member := params["progressToken"], "progressToken"
 	if sub, ok := meta[subscriptionMeta]; ok {
 		raw, member = sub, subscriptionMeta

@@ -26,8 +26,8 @@ func operationKey(params map[string]json.RawMessage) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(raw, &meta) != nil {
+	meta, err := memberObject(raw, false)
+	if err != nil {
 		return "", nil // not an object: the server decides; no key
 	}
 	v, ok := meta[OperationMeta]

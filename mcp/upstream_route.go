@@ -30,8 +30,8 @@ func readOutgoing(msg []byte) (*outgoing, error) {
 	if m.isRequest() {
 		o.id, o.key = m.id, m.key
 	}
-	params, _ := looseObject(m.fields["params"])
-	meta, _ := looseObject(params["_meta"])
+	params, _ := memberObject(m.fields["params"], false)
+	meta, _ := memberObject(params["_meta"], false)
 	decodeString(meta[protocolVersionMeta], &o.metaVersion)
 	decodeString(params["protocolVersion"], &o.initVersion)
 	o.cancelID = params["requestId"]
