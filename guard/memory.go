@@ -21,7 +21,11 @@ type MemoryStore struct {
 	revoked  map[memBlock]time.Time // until when it is kept; zero: for ever
 	replay   map[memReplay]time.Time
 	counters map[memCounter]*memCount
-	requests map[memRequestKey]*memRequest
+	// requests hold no pointers, so that the garbage collector never
+	// scans them: a busy store keeps every request's verdict for
+	// RequestRetention. The charges of those still held are in held.
+	requests map[memRequestKey]memRequest
+	held     map[memRequestKey]memHeld
 	ops      map[token.BlockID]map[string]*Operation // by family, then key
 }
 
@@ -51,8 +55,30 @@ type memRequest struct {
 	digest     [32]byte
 	verdict    Verdict
 	state      HoldState
-	hold, keep time.Time
-	charges    []Charge
+	hold, keep int64 // see nanos
+}
+
+// memHeld is what a request in state Held may give back.
+type memHeld struct {
+	charges []Charge
+	hold    int64
+}
+
+// nanos is t as the request table keeps it: Unix nanoseconds, 0 for the
+// zero time (a store's times are within a few hours of now, far inside
+// what UnixNano represents).
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // NewMemoryStore returns an empty store.
@@ -61,7 +87,8 @@ func NewMemoryStore() *MemoryStore {
 		revoked:  map[memBlock]time.Time{},
 		replay:   map[memReplay]time.Time{},
 		counters: map[memCounter]*memCount{},
-		requests: map[memRequestKey]*memRequest{},
+		requests: map[memRequestKey]memRequest{},
+		held:     map[memRequestKey]memHeld{},
 		ops:      map[token.BlockID]map[string]*Operation{},
 	}
 }
@@ -93,7 +120,7 @@ func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Verdict, error) {
 	}
 	defer s.mu.Unlock()
 	rk := memRequestKey{p.Family, a.Request}
-	if r := s.requests[rk]; r != nil && !a.Now.After(r.keep) {
+	if r, ok := s.requests[rk]; ok && !a.Now.After(fromNanos(r.keep)) {
 		if r.digest != p.Digest {
 			return Verdict{}, ErrConflict
 		}
@@ -102,11 +129,13 @@ func (s *MemoryStore) Admit(ctx context.Context, a Admission) (Verdict, error) {
 		return v, nil
 	}
 	v := s.decide(&a, &p)
-	r := &memRequest{digest: p.Digest, verdict: v, keep: p.Keep}
+	r := memRequest{digest: p.Digest, verdict: v, keep: nanos(p.Keep)}
+	delete(s.held, rk) // an expired request's, whose id came again
 	if v.Admitted {
-		r.state, r.hold, r.charges = Captured, a.HoldUntil, p.Charges
+		r.state, r.hold = Captured, nanos(a.HoldUntil)
 		if p.Hold {
 			r.state = Held
+			s.held[rk] = memHeld{charges: p.Charges, hold: r.hold}
 		}
 		if a.Replay != nil && !a.Now.After(a.Replay.Until) {
 			s.replay[memReplay{p.Family, p.Replay}] = a.Replay.Until
@@ -175,14 +204,20 @@ func (s *MemoryStore) Settle(ctx context.Context, family token.BlockID, id Reque
 		return err
 	}
 	defer s.mu.Unlock()
-	r := s.requests[memRequestKey{family, id}]
-	if r == nil || !r.verdict.Admitted || now.After(r.keep) {
+	k := memRequestKey{family, id}
+	r, ok := s.requests[k]
+	if !ok || !r.verdict.Admitted || now.After(fromNanos(r.keep)) {
 		return ErrNoReservation
 	}
-	next, giveBack, err := r.state.Settle(o, now, r.hold)
+	next, giveBack, err := r.state.Settle(o, now, fromNanos(r.hold))
 	r.state = next
+	s.requests[k] = r
+	h := s.held[k]
+	if next != Held {
+		delete(s.held, k)
+	}
 	if giveBack {
-		for _, c := range r.charges {
+		for _, c := range h.charges {
 			if n := s.counters[memCounter{family, c.Counter}]; n != nil {
 				n.spent -= min(n.spent, c.Amount)
 			}

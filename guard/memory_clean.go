@@ -9,7 +9,9 @@ func (s *MemoryStore) clean(now time.Time) {
 	sweep(s.replay, func(until time.Time) bool { return now.After(until) })
 	sweep(s.revoked, func(e time.Time) bool { return !e.IsZero() && now.After(e) })
 	sweep(s.counters, func(n *memCount) bool { return !n.expires.IsZero() && now.After(n.expires) })
-	sweep(s.requests, func(r *memRequest) bool { return now.After(r.keep) })
+	sweep(s.requests, func(r memRequest) bool { return now.After(fromNanos(r.keep)) })
+	// A hold that ended counts as captured: nothing is given back.
+	sweep(s.held, func(h memHeld) bool { return now.After(fromNanos(h.hold)) })
 	s.sweepOps(now)
 }
 

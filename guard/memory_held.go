@@ -19,11 +19,11 @@ func (s *MemoryStore) Held(ctx context.Context, family token.BlockID, budgets []
 	}
 	defer s.mu.Unlock()
 	held := map[Counter]uint64{}
-	for k, r := range s.requests {
-		if k.family != family || !r.state.HeldAt(now, r.hold) {
+	for k, h := range s.held {
+		if k.family != family || !Held.HeldAt(now, fromNanos(h.hold)) {
 			continue
 		}
-		for _, c := range r.charges {
+		for _, c := range h.charges {
 			held[c.Counter] += c.Amount
 		}
 	}
