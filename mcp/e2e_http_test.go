@@ -35,9 +35,11 @@ const e2eHTTPServerEnv = "TICKETTOOL_E2E_HTTP_SERVER"
 // mode (protocol 2025-11-25: the pinned server speaks no later revision),
 // behind a recording reverse proxy the guard talks to.
 type everything struct {
-	cmd    *exec.Cmd
-	stderr *e2eBuffer
-	rec    *recordingProxy
+	cmd         *exec.Cmd
+	stderr      *e2eBuffer
+	rec         *recordingProxy
+	node, entry string
+	port        int
 }
 
 func startEverything(t *testing.T, node, entry string) *everything {
@@ -48,15 +50,25 @@ func startEverything(t *testing.T, node, entry string) *everything {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	ev := &everything{stderr: &e2eBuffer{}}
-	ev.cmd = exec.Command(node, entry, "streamableHttp")
-	ev.cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	ev := &everything{node: node, entry: entry, port: port}
+	t.Cleanup(func() { ev.kill() })
+	ev.start(t)
+	target, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", port))
+	ev.rec = newRecordingProxy(t, target)
+	return ev
+}
+
+// start runs the server on its port and waits until it listens.
+func (ev *everything) start(t *testing.T) {
+	t.Helper()
+	ev.stderr = &e2eBuffer{}
+	ev.cmd = exec.Command(ev.node, ev.entry, "streamableHttp")
+	ev.cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", ev.port))
 	ev.cmd.Stdout, ev.cmd.Stderr = ev.stderr, ev.stderr
 	ev.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := ev.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ev.kill() })
 	deadline := time.Now().Add(e2eTimeout)
 	for !strings.Contains(ev.stderr.String(), "listening on port") {
 		if time.Now().After(deadline) {
@@ -64,9 +76,6 @@ func startEverything(t *testing.T, node, entry string) *everything {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	target, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", port))
-	ev.rec = newRecordingProxy(t, target)
-	return ev
 }
 
 // kill ends the server's process group at once, as a crash would.
@@ -305,6 +314,26 @@ func TestE2EHTTPEverything(t *testing.T) {
 		}
 		if auth != len(reqs) || len(reqs) == 0 {
 			t.Errorf("%d of %d requests carried the header file's credential", auth, len(reqs))
+		}
+	})
+	t.Run("server restarted", func(t *testing.T) {
+		// A new process knows none of the old one's sessions and answers
+		// 400 (not the transport's 404): the guard starts a new session
+		// and sends the call again in it.
+		rcs := connect(t, e.mint(t, "tools=ev/echo", "until=10m"))
+		defer rcs.Close()
+		if _, isErr, err := callText(e2eCtx(t), rcs, "echo", map[string]any{"message": "before"}, ""); err != nil || isErr {
+			t.Fatalf("echo before the restart: %v %v", isErr, err)
+		}
+		inits := countInits(ev.rec.requests())
+		ev.kill()
+		ev.start(t)
+		txt, isErr, err := callText(e2eCtx(t), rcs, "echo", map[string]any{"message": "after"}, "")
+		if err != nil || isErr || !strings.Contains(txt, "after") {
+			t.Fatalf("echo after the restart: %q %v %v\n%s", txt, isErr, err, ev.stderr)
+		}
+		if got := countInits(ev.rec.requests()); got != inits+1 {
+			t.Errorf("%d initialize requests after the restart, want %d", got, inits+1)
 		}
 	})
 	t.Run("server killed mid-call", func(t *testing.T) {

@@ -163,7 +163,7 @@ func (ln *lane) register(in *incoming, pres *presented) (*waiter, int64, []byte)
 // replaced by id: every other byte as it came when the body is one line
 // with one id member, else the members encoded anew (a line of its own).
 func withID(body []byte, fields map[string]json.RawMessage, id json.RawMessage) []byte {
-	if bytes.IndexAny(body, "\r\n") < 0 {
+	if !bytes.ContainsAny(body, "\r\n") {
 		if out, ok := replaceMember(body, "id", id); ok {
 			return out
 		}

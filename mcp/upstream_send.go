@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -160,7 +161,7 @@ func (h *httpSide) post(ctx context.Context, o *outgoing, r route, retry bool) {
 		h.session = resp.Header.Get("Mcp-Session-Id")
 		h.mu.Unlock()
 	}
-	if resp.StatusCode == http.StatusNotFound && retry && r.session != "" {
+	if retry && r.session != "" && sessionGone(resp) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, sniffBytes))
 		if err := h.reinit(r.session); err != nil {
 			h.unanswered(o.id, false, "the server ended the session and a new one could not be started: "+err.Error())
@@ -190,6 +191,35 @@ func (h *httpSide) post(ctx context.Context, o *outgoing, r route, retry bool) {
 	default:
 		h.unanswered(o.id, true, "the server's stream ended before its answer")
 	}
+}
+
+// sessionGone reports whether resp, the answer to a request in a session,
+// says the server no longer knows the session: 404, as the transport
+// specifies (basic/transports, session management), or 400 with a
+// JSON-RPC error about the session, as servers built on the TypeScript
+// SDK's example transports answer ("Bad Request: No valid session ID
+// provided"). Either way the request was refused unread, so sending it
+// again in a new session cannot run it twice. The part of the body read
+// to tell is put back.
+func sessionGone(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		return true
+	case http.StatusBadRequest:
+	default:
+		return false
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, sniffBytes))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	var e struct {
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(head, &e) == nil && e.Error != nil && strings.Contains(strings.ToLower(e.Error.Message), "session")
 }
 
 // refusedUnread reports whether an HTTP status shows the server refused a

@@ -327,6 +327,24 @@ func TestStreamBrokenMidCall(t *testing.T) {
 // own id, its answer kept from the agent, then its initialized) and sends
 // the request again in it; the agent sees one answer.
 func TestSessionNotFound(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gone func(w http.ResponseWriter, id string)
+	}{
+		{"404", func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusNotFound) }},
+		// What servers built on the TypeScript SDK's example transports
+		// answer (server-everything among them).
+		{"400 about the session", func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":%s}`, id)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testSessionNotFound(t, tc.gone) })
+	}
+}
+
+func testSessionNotFound(t *testing.T, gone func(w http.ResponseWriter, id string)) {
 	var mu sync.Mutex
 	session := 0
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
@@ -341,7 +359,7 @@ func TestSessionNotFound(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
 		case r.Header.Get("Mcp-Session-Id") != fmt.Sprint("s", session):
-			w.WriteHeader(http.StatusNotFound)
+			gone(w, idOf(body))
 		case idOf(body) == "":
 			w.WriteHeader(http.StatusAccepted)
 		default:
@@ -396,6 +414,38 @@ func TestSessionNotFound(t *testing.T) {
 			t.Fatal("the session was not deleted when the agent left")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBadRequestNotAboutSession: a 400 that is not about the session is
+// the server's answer: relayed, no new session.
+func TestBadRequestNotAboutSession(t *testing.T) {
+	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
+		switch {
+		case strings.Contains(body, `"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+		case idOf(body) == "":
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Bad Request: unknown argument"},"id":%s}`, idOf(body))
+		}
+	})
+	r := startUpstream(t, f, "", "tools=echo")
+	r.agentSays(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
+	r.agentGets(t)
+	r.agentSays(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.agentSays(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
+	if got := r.agentGets(t); !strings.Contains(got, "unknown argument") {
+		t.Fatalf("agent got %s", got)
+	}
+	for _, req := range f.requests() {
+		if strings.Contains(req.body, "tickettool-reinit") {
+			t.Fatal("a new session was started")
+		}
 	}
 }
 
