@@ -216,9 +216,7 @@ func TestStatelessCancelCall(t *testing.T) {
 	release := make(chan struct{})
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if strings.Contains(body, `"initialize"`) {
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+			answerInitialize(w, "s1", body)
 			return
 		}
 		if !strings.Contains(body, "tools/call") {
@@ -272,6 +270,14 @@ func TestStatelessCancelCall(t *testing.T) {
 		t.Fatalf("closed the stream of %s under 2025-11-25", id)
 	default:
 	}
+}
+
+// answerInitialize answers the initialize in body with a 2025-11-25
+// session sid.
+func answerInitialize(w http.ResponseWriter, sid, body string) {
+	w.Header().Set("Mcp-Session-Id", sid)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
 }
 
 // waitRequests waits until the fake server has had n requests.
@@ -355,9 +361,7 @@ func testSessionNotFound(t *testing.T, gone func(w http.ResponseWriter, id strin
 			w.WriteHeader(http.StatusMethodNotAllowed)
 		case strings.Contains(body, `"initialize"`):
 			session++
-			w.Header().Set("Mcp-Session-Id", fmt.Sprint("s", session))
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+			answerInitialize(w, fmt.Sprint("s", session), body)
 		case r.Header.Get("Mcp-Session-Id") != fmt.Sprint("s", session):
 			gone(w, idOf(body))
 		case idOf(body) == "":
@@ -423,9 +427,7 @@ func TestBadRequestNotAboutSession(t *testing.T) {
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		switch {
 		case strings.Contains(body, `"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+			answerInitialize(w, "s1", body)
 		case idOf(body) == "":
 			w.WriteHeader(http.StatusAccepted)
 		default:
@@ -560,9 +562,7 @@ func TestResumeStream(t *testing.T) {
 	f := newFakeHTTP(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		switch {
 		case strings.Contains(body, `"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}`, idOf(body))
+			answerInitialize(w, "s1", body)
 		case r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == "e1":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n")
