@@ -75,7 +75,7 @@ func browser(t *testing.T) context.Context {
 			return err
 		},
 		func() error {
-			_, err := chromedp.Call(bctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			_, err := chromedp.Call(bctx, emulateOffline, offlineRule{Offline: true,
 				MatchedNetworkConditions: []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}}})
 			return err
 		},
@@ -87,6 +87,17 @@ func browser(t *testing.T) context.Context {
 	}
 	return bctx
 }
+
+// offlineRule is Network.emulateNetworkConditionsByRule's parameters as
+// both protocol revisions spell them: offline at the top level, where
+// Chromium 148 requires it, and in the global rule, where earlier ones
+// read it (each ignores the other).
+type offlineRule struct {
+	Offline                  bool                  `json:"offline"`
+	MatchedNetworkConditions []*network.Conditions `json:"matchedNetworkConditions"`
+}
+
+var emulateOffline = cdp.Command[offlineRule, network.EmulateNetworkConditionsByRuleResult]{Method: network.CommandEmulateNetworkConditionsByRule}
 
 // watched is what the DevTools protocol reported while a page was open:
 // every request the page attempted (sent, failed or blocked), exceptions,
