@@ -50,13 +50,51 @@ type waiter struct {
 	token      json.RawMessage // the client's progress token; nil when none
 	initialize bool
 	toolsList  bool
-	msgs       chan laneMsg // messages about the request, the answer last
+	box        *mailbox // messages about the request, the answer last
 }
 
 // laneMsg is one message for a waiting client.
 type laneMsg struct {
 	data   []byte
 	answer bool // the request's answer: nothing follows it
+}
+
+// mailbox holds the messages for one waiting request until its handler
+// writes them: at most listenBacklog, the answer always among them
+// (progress never takes the last place). It grows with what it holds,
+// where a channel of that capacity cost every request 8 KiB.
+type mailbox struct {
+	mu    sync.Mutex
+	queue []laneMsg
+	ready chan struct{} // holds a token while the queue may not be empty
+}
+
+func newMailbox() *mailbox { return &mailbox{ready: make(chan struct{}, 1)} }
+
+// put adds m, and reports false for progress dropped because only the
+// answer's place is left.
+func (b *mailbox) put(m laneMsg) bool {
+	b.mu.Lock()
+	if !m.answer && len(b.queue) >= listenBacklog-1 {
+		b.mu.Unlock()
+		return false
+	}
+	b.queue = append(b.queue, m)
+	b.mu.Unlock()
+	select {
+	case b.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take returns the messages put since the last take.
+func (b *mailbox) take() []laneMsg {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.queue
+	b.queue = nil
+	return q
 }
 
 // startLane starts a relay, under a client ticket's proxy with e; the
@@ -132,7 +170,7 @@ func (ln *lane) register(in *incoming, pres *presented) (*waiter, int64, []byte)
 	ln.mu.Lock()
 	defer ln.mu.Unlock()
 	w := &waiter{id: in.id, initialize: in.method == "initialize", toolsList: in.method == "tools/list",
-		msgs: make(chan laneMsg, listenBacklog)}
+		box: newMailbox()}
 	w.key, _ = keyOf(in.id)
 	num := json.RawMessage(strconv.FormatInt(n, 10))
 	in.fields["id"] = num
@@ -238,15 +276,11 @@ func (ln *lane) route(msg []byte) {
 		if w.toolsList {
 			ln.learnParams(fields["result"])
 		}
-		w.msgs <- laneMsg{data: withID(msg, fields, w.id), answer: true} // the answer always has room: see serve
-		close(w.msgs)
+		w.box.put(laneMsg{data: withID(msg, fields, w.id), answer: true})
 		return
 	}
 	if w, ok := ln.concernOf(fields); ok {
-		select {
-		case w.msgs <- laneMsg{data: marshal(fields)}:
-		default: // a client that does not read its stream loses progress
-		}
+		w.box.put(laneMsg{data: marshal(fields)}) // a client that does not read its stream loses progress
 		return
 	}
 	select {
@@ -290,10 +324,6 @@ func (ln *lane) concernOf(fields map[string]json.RawMessage) (*waiter, bool) {
 		params["progressToken"] = w.token
 	}
 	fields["params"] = marshal(params)
-	// Leave room for the answer: progress never fills the last slot.
-	if len(w.msgs) >= cap(w.msgs)-1 {
-		return nil, true
-	}
 	return w, true
 }
 
@@ -351,18 +381,21 @@ func (ln *lane) answer(w http.ResponseWriter, r *http.Request, in *incoming, n i
 	sse, streaming := acceptsSSE(r), false
 	for {
 		select {
-		case msg, ok := <-wt.msgs:
-			switch {
-			case !ok:
-				return
-			case streaming:
-				writeEvent(w, msg.data)
-			case msg.answer:
-				writeJSON(w, msg.data)
-			case sse:
-				startStream(w)
-				streaming = true
-				writeEvent(w, msg.data)
+		case <-wt.box.ready:
+			for _, msg := range wt.box.take() {
+				switch {
+				case streaming:
+					writeEvent(w, msg.data)
+				case msg.answer:
+					writeJSON(w, msg.data)
+				case sse:
+					startStream(w)
+					streaming = true
+					writeEvent(w, msg.data)
+				}
+				if msg.answer {
+					return
+				}
 			}
 		case <-r.Context().Done():
 			ln.abandon(n, wt)

@@ -574,3 +574,31 @@ func TestListenCancelByClosing(t *testing.T) {
 		t.Fatalf("the call's stream to the server stayed open after the client closed its own\n%s", log)
 	}
 }
+
+// TestMailboxBacklog: a request's mailbox keeps at most listenBacklog
+// messages for a client that does not read them, drops progress past
+// that, and always has room for the answer.
+func TestMailboxBacklog(t *testing.T) {
+	b := newMailbox()
+	kept := 0
+	for range 2 * listenBacklog {
+		if b.put(laneMsg{data: []byte(`{}`)}) {
+			kept++
+		}
+	}
+	if kept != listenBacklog-1 {
+		t.Fatalf("kept %d progress messages, want %d", kept, listenBacklog-1)
+	}
+	if !b.put(laneMsg{data: []byte(`{"id":1}`), answer: true}) {
+		t.Fatal("the answer found no room")
+	}
+	q := b.take()
+	if len(q) != listenBacklog || !q[len(q)-1].answer {
+		t.Fatalf("took %d messages, the last an answer: %v", len(q), q[len(q)-1].answer)
+	}
+	select {
+	case <-b.ready:
+	default:
+		t.Fatal("no wake-up for what was put")
+	}
+}
