@@ -100,9 +100,12 @@ type listener struct {
 //     sent, equal to the session's revision (400).
 //
 // The message then goes through the call policy as over stdio, and a
-// request's answer (with the messages the server sends while it runs)
-// comes back on an SSE stream, or as one JSON object for a client that
-// does not accept text/event-stream. Close ends every session.
+// request's answer comes back as one JSON object when nothing came
+// before it; once the server sends something while the request runs
+// (progress, a request of its own), on an SSE stream opened then, for a
+// client that accepts text/event-stream (a client that does not gets the
+// answer alone). The transport lets a server answer either way. Close
+// ends every session.
 func (p *Proxy) ListenHandler(cfg Listen) (http.Handler, func(), error) {
 	if (cfg.Command == nil) == (cfg.Upstream == nil) {
 		return nil, nil, errors.New("mcp: listen needs a server: a command or an upstream, not both")
