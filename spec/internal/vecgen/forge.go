@@ -178,10 +178,15 @@ func (g *gen) rawTicket(key, seed string, caveats map[uint64][]byte) string {
 }
 
 func (g *gen) rawWire(key, seed string, caveats map[uint64][]byte) wire.Ticket {
+	return g.rawWireAs(key, key, seed, caveats)
+}
+
+// rawWireAs is rawWire keyed with key's secret under the key id keyID.
+func (g *gen) rawWireAs(key, keyID, seed string, caveats map[uint64][]byte) wire.Ticket {
 	secret := fixedkey.Secret(g.keys[key])
 	id := make([]byte, 16)
 	detrand.New(seed).Read(id)
-	wb := wire.Block{Mode: 1, KeyID: key, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
+	wb := wire.Block{Mode: 1, KeyID: keyID, ID: id, Caveats: map[uint64]cbor.RawMessage{}}
 	for k, v := range caveats {
 		wb.Caveats[k] = v
 	}

@@ -90,6 +90,14 @@ func (g *gen) keysAndModes() {
 	add("key/mode-accepted", "the verifier accepts only hmac keys", nil, &Options{Modes: []string{"hmac"}}, base, req().want())
 	add("key/not-accepted-before-policy", "accepted modes are checked with the key, before the chain and policy",
 		nil, &Options{Modes: []string{"ed25519"}, RequireHolder: true}, base, req().want(ref("key", -1, "")))
+	// §3 step 1: block 0's key id may hold '+', which no key name may
+	// (chain/FORMAT.md §4), so the ticket decodes and no keyring holds its
+	// key, even one whose key has the same secret.
+	if plus := g.decodeWire(g.rawWireAs("root-h", "root+h", "key/plus-in-key-id",
+		map[uint64][]byte{1: mustHex("8169726561645f66696c65")})); plus != nil {
+		add("key/plus-in-key-id", "block 0's key id root+h holds '+': it decodes, but no keyring holds such an id (root-h's secret signed it)",
+			nil, nil, plus, req().want(ref("key", -1, "")))
+	}
 
 	// An HMAC ticket keyed with the Ed25519 root's public key, naming it
 	// (as hmac/mode-confusion): what decides "accepted" is the key's mode.
